@@ -1,0 +1,53 @@
+"""Where things live. Every path can be overridden by an environment variable; defaults are
+relative to the repository root, so nothing assumes a machine-specific location."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
+
+
+def _path(env: str, default: Path) -> Path:
+    value = os.environ.get(env)
+    return Path(value).resolve() if value else default
+
+
+@dataclass(frozen=True)
+class Paths:
+    sources: Path
+    database: Path
+    build: Path
+    handwritten: Path
+    mkdocs_config: Path
+
+    @property
+    def docs(self) -> Path:
+        """Assembled MkDocs input: hand-written pages plus generated ones."""
+        return self.build / "docs"
+
+    @property
+    def site(self) -> Path:
+        """Built static site (never `site/`, which holds the hand-written pages)."""
+        return self.build / "site"
+
+    @property
+    def exports(self) -> Path:
+        return self.build / "exports"
+
+
+def paths() -> Paths:
+    return Paths(
+        sources=_path("GPU_ATLAS_SOURCES", ROOT / "sources"),
+        database=_path("GPU_ATLAS_DB", ROOT / "data" / "gpu_atlas.duckdb"),
+        build=_path("GPU_ATLAS_BUILD", ROOT / "build"),
+        handwritten=_path("GPU_ATLAS_SITE_SRC", ROOT / "site"),
+        mkdocs_config=_path("GPU_ATLAS_MKDOCS", ROOT / "mkdocs.yml"),
+    )
+
+
+PARAMETERS_FILE = PACKAGE / "parameters.yml"
+SQL_DIR = PACKAGE / "sql"

@@ -1,0 +1,56 @@
+"""DuckDB helpers: connect, run a named SQL file as a table, load a frame."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from .config import SQL_DIR
+
+IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path), read_only=read_only)
+    con.execute("set threads to 2")
+    return con
+
+
+def sql_text(name: str) -> str:
+    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def _ident(name: str) -> str:
+    if not IDENT.match(name):
+        raise ValueError(f"not a table name: {name!r}")
+    return name
+
+
+def create_table_from_sql(con: duckdb.DuckDBPyConnection, table: str, sql_name: str | None = None) -> int:
+    """(Re)create `table` from pipeline/sql/<sql_name>.sql; returns its row count."""
+    table = _ident(table)
+    con.execute(f"create or replace table {table} as\n{sql_text(sql_name or table)}")
+    return row_count(con, table)
+
+
+def create_table_from_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> int:
+    table = _ident(table)
+    con.register("_frame", frame)
+    try:
+        con.execute(f"create or replace table {table} as select * from _frame")
+    finally:
+        con.unregister("_frame")
+    return row_count(con, table)
+
+
+def row_count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    return con.execute(f"select count(*) from {_ident(table)}").fetchone()[0]
+
+
+def preview(con: duckdb.DuckDBPyConnection, table: str, limit: int = 5) -> str:
+    return con.execute(f"select * from {_ident(table)} limit {int(limit)}").df().to_markdown(index=False)

@@ -1,0 +1,87 @@
+"""The SQL stage: one asset per pipeline/sql/<table>.sql, its dependencies read from the SQL."""
+
+from __future__ import annotations
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipeline import steps
+from pipeline.db import preview
+
+PARAMETER_TABLES = {"core_parameters", "core_ranking_weights"}
+
+
+def sql_asset(table: str, reads: set[str]) -> dg.AssetsDefinition:
+    deps = sorted({"core_parameters" if t in PARAMETER_TABLES else t for t in reads})
+    # every table using param(...) depends on the parameters
+    if "param(" in steps.sql_text(table) and "core_parameters" not in deps:
+        deps.append("core_parameters")
+
+    @dg.asset(
+        name=table,
+        group_name=table.split("_")[0],
+        kinds={"duckdb", "sql"},
+        deps=deps,
+        description=steps.sql_description(table) + f" (pipeline/sql/{table}.sql)",
+    )
+    def _asset(database: DuckDBResource) -> dg.MaterializeResult:
+        with database.get_connection() as con:
+            rows = steps.build_table(con, table)
+            md = preview(con, table)
+        return dg.MaterializeResult(metadata={"rows": rows, "preview": dg.MetadataValue.md(md)})
+
+    return _asset
+
+
+sql_assets = [sql_asset(table, reads) for table, reads in steps.sql_tables().items()]
+
+
+@dg.asset(group_name="out", kinds={"duckdb"}, deps=[a.key for a in sql_assets] + ["core_sources"],
+          description="The public views: the stable contract for people who query the file (pipeline/sql/views.sql).")
+def public_views(database: DuckDBResource) -> dg.MaterializeResult:
+    with database.get_connection() as con:
+        views = steps.create_views(con)
+    return dg.MaterializeResult(metadata={"views": len(views), "names": ", ".join(views)})
+
+
+@dg.asset_check(asset="out_vram_fit", blocking=True,
+                description="The memory breakdown sums to required_gb on every row.")
+def breakdown_sums(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        bad = con.execute("""
+            select count(*) from out_vram_fit
+            where abs(weights_gb + kv_cache_gb + gradients_gb + optimizer_gb + activations_gb + overhead_gb
+                      - required_gb) > 1e-6
+        """).fetchone()[0]
+    return dg.AssetCheckResult(passed=bad == 0, metadata={"rows_not_summing": bad})
+
+
+@dg.asset_check(asset="core_price_history",
+                description="Every provider GPU name maps to a variant (warning: unmapped names are listed, never dropped).")
+def offers_mapped(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        rows = con.execute("""
+            select provider, gpu_name, count(*) from (
+                select provider, provider_gpu_name as gpu_name from core_price_history where not mapped)
+            group by all order by all""").fetchall()
+    text = "\n".join(f"{p}: {n} ({c} offers)" for p, n, c in rows)
+    return dg.AssetCheckResult(passed=not rows, severity=dg.AssetCheckSeverity.WARN,
+                               metadata={"unmapped_names": len(rows), "names": dg.MetadataValue.text(text)})
+
+
+@dg.asset_check(asset="core_spec_claims", blocking=True,
+                description="Every claim has a classification and every canonical figure is dense and positive.")
+def claims_classified(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        unclassified = con.execute("select count(*) from core_spec_claims where classification is null").fetchone()[0]
+        summary = con.execute("""select classification, count(*) from core_spec_claims
+                                 where source_kind = 'article' group by all order by 2 desc""").fetchall()
+    return dg.AssetCheckResult(passed=unclassified == 0,
+                               metadata={"unclassified": unclassified,
+                                         "article_claims": dg.MetadataValue.json(dict(summary))})
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    return dg.Definitions(assets=[*sql_assets, public_views],
+                          asset_checks=[breakdown_sums, offers_mapped, claims_classified])

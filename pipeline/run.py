@@ -1,0 +1,129 @@
+"""Materialise the asset graph into a staging database and build folder, then swap them in.
+A failed run leaves the last good database and site untouched."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+
+from .config import paths
+
+# assets a price change touches (and everything downstream of them)
+PRICE_ROOTS = ["raw_prices", "raw_aliases", "core_sources"]
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    seconds: float
+    materialized: list[str] = field(default_factory=list)
+    checks_passed: int = 0
+    checks_warned: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    step_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _definitions() -> dg.Definitions:
+    from .definitions import defs
+
+    return defs
+
+
+def _swap_dir(new: Path, final: Path) -> None:
+    if not new.exists():
+        return
+    old = final.with_name(final.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if final.exists():
+        final.rename(old)
+    new.rename(final)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def materialize(selection: dg.AssetSelection | None = None, incremental: bool = False) -> Outcome:
+    """Run the graph (or `selection`) into staging, then swap.
+
+    incremental: start from a copy of the current database and generated pages (price refresh).
+    """
+    from .defs.resources import default_resources
+
+    p = paths()
+    started = time.perf_counter()
+    staging_db = p.database.with_name(p.database.name + ".staging")
+    staging_build = p.build / ".staging"
+    for stale in (staging_db, Path(str(staging_db) + ".wal")):
+        stale.unlink(missing_ok=True)
+    if staging_build.exists():
+        shutil.rmtree(staging_build)
+    staging_build.mkdir(parents=True)
+    staging_db.parent.mkdir(parents=True, exist_ok=True)
+    if incremental:
+        if not p.database.exists():
+            raise SystemExit(f"no database at {p.database}: run `gpu-atlas build` first")
+        shutil.copy2(p.database, staging_db)
+        if p.docs.exists():
+            shutil.copytree(p.docs, staging_build / "docs")
+
+    defs = _definitions()
+    all_assets = list(defs.assets or [])
+    checks = list(defs.asset_checks or [])
+    kwargs = {}
+    if selection:
+        kwargs["selection"] = selection
+    instance = dg.DagsterInstance.ephemeral()
+    result = dg.materialize(
+        [*all_assets, *checks],
+        resources=default_resources(staging_db, staging_build),
+        instance=instance,
+        raise_on_error=False,
+        run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
+        **kwargs,
+    )
+    outcome = Outcome(ok=result.success, seconds=0.0)
+    outcome.materialized = [e.asset_key.to_user_string() for e in result.get_asset_materialization_events()]
+    for ev in result.get_asset_check_evaluations():
+        name = f"{ev.asset_key.to_user_string()}:{ev.check_name}"
+        if ev.passed:
+            outcome.checks_passed += 1
+        else:
+            md = ev.metadata.get("problems") or ev.metadata.get("names")
+            text = md.value if md is not None else ""
+            if ev.severity == dg.AssetCheckSeverity.WARN:
+                outcome.checks_warned.append(f"{name}: {text}")
+            else:
+                outcome.errors.append(f"check {name} failed:\n{text}")
+    for event in result.all_events:
+        if event.event_type_value == "STEP_FAILURE":
+            err = event.event_specific_data.error
+            message = err.message if err else "step failed"
+            cause = err.cause.message if err and err.cause else ""
+            outcome.errors.append(f"{event.step_key} failed: {cause or message}".strip())
+    # per-step wall time from the event log
+    for stat in instance.get_run_step_stats(result.run_id):
+        if stat.start_time and stat.end_time:
+            outcome.step_seconds[stat.step_key] = stat.end_time - stat.start_time
+
+    if outcome.ok and not outcome.errors:
+        p.database.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging_db, p.database)
+        Path(str(staging_db) + ".wal").unlink(missing_ok=True)
+        for sub in ("docs", "site"):
+            _swap_dir(staging_build / sub, p.build / sub)
+    else:
+        outcome.ok = False
+        staging_db.unlink(missing_ok=True)
+    shutil.rmtree(staging_build, ignore_errors=True)
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def price_selection() -> dg.AssetSelection:
+    """The price inputs, everything downstream of them, and the source register."""
+    return dg.AssetSelection.assets(*PRICE_ROOTS[:2]).downstream() | dg.AssetSelection.assets(PRICE_ROOTS[2])

@@ -1,0 +1,332 @@
+"""Schemas: the single source of truth for columns, units and the rules each source must obey.
+
+Raw tables hold the files' text as it was read; these pandera schemas coerce a copy and report
+every broken rule at once (lazy validation). Rules that look across rows (sparse = 2 x dense,
+tensor >= vector) are dataframe checks that return one boolean per row, so a failure still
+names the file and line. The public view reference (`VIEWS`) documents the DuckDB contract and
+is what the Data page prints.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pandera.pandas as pa
+
+from .errors import Problem
+
+PRECISIONS = ["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4"]
+INTEGER_PRECISIONS = ["int8", "int4"]
+MEMORY_TYPES = ["HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR5", "GDDR5X", "GDDR6", "GDDR6X", "GDDR7"]
+TIERS = ["on-demand", "spot", "reserved", "promotional"]
+FIGURE_UNITS = {
+    "memory_bandwidth": "gbs",
+    "tdp": "w",
+    "interconnect_bandwidth": "gbs",
+    "launch_price": "usd",
+}
+# plausible ranges per unit-bearing metric (inclusive); outside is a typo or a wrong unit
+RANGES = {
+    "memory_bandwidth": (50, 20_000),  # GB/s
+    "tdp": (20, 2_500),  # W
+    "interconnect_bandwidth": (10, 5_000),  # GB/s
+    "launch_price": (50, 100_000),  # USD
+    "compute": (0.01, 50_000),  # TFLOPS / TOPS
+}
+
+SLUG = r"^[a-z0-9][a-z0-9.\-]*$"
+
+
+def _opt_isin(values):
+    return pa.Check(lambda s: s.isna() | s.isin(values), element_wise=False,
+                    error=f"must be empty or one of {values}")
+
+
+def _col(dtype, *checks, nullable=False, description="", unique=False):
+    return pa.Column(dtype, checks=list(checks), nullable=nullable, coerce=True,
+                     description=description, unique=unique)
+
+
+# ---------------------------------------------------------------- row-wise dataframe checks
+def _figure_shape(df: pd.DataFrame) -> pd.Series:
+    """compute rows carry precision, unit_kind and sparsity; other metrics carry none."""
+    compute = df["metric"].eq("compute")
+    typed = df["precision"].notna() & df["unit_kind"].notna() & df["sparsity"].notna()
+    untyped = df["precision"].isna() & df["unit_kind"].isna() & df["sparsity"].isna()
+    return (compute & typed) | (~compute & untyped)
+
+
+def _figure_unit(df: pd.DataFrame) -> pd.Series:
+    """INT8/INT4 are operations (TOPS); float precisions are TFLOPS; other metrics have one unit."""
+    compute = df["metric"].eq("compute")
+    integer = df["precision"].isin(INTEGER_PRECISIONS)
+    expected = df["metric"].map(FIGURE_UNITS)
+    ok_compute = compute & ((integer & df["unit"].eq("tops")) | (~integer & df["unit"].eq("tflops")))
+    return ok_compute | (~compute & df["unit"].eq(expected))
+
+
+def _figure_range(df: pd.DataFrame) -> pd.Series:
+    """memory bandwidth, TDP, interconnect, price and compute within plausible ranges."""
+    lo = df["metric"].map({k: v[0] for k, v in RANGES.items()})
+    hi = df["metric"].map({k: v[1] for k, v in RANGES.items()})
+    per_gpu = df["value"] / df["per_gpus"].fillna(1)
+    return per_gpu.between(lo, hi) | lo.isna()
+
+
+def _accumulate_only_half(df: pd.DataFrame) -> pd.Series:
+    """accumulate is stated only for BF16/FP16 tensor figures."""
+    half_tensor = df["precision"].isin(["bf16", "fp16"]) & df["unit_kind"].eq("tensor")
+    return df["accumulate"].isna() | half_tensor
+
+
+def _compute_key(df: pd.DataFrame) -> pd.DataFrame:
+    key = df[["gpu_id", "precision", "unit_kind", "accumulate", "document_id"]].copy()
+    return key.fillna({"accumulate": "-"})
+
+
+def _sparse_is_twice_dense(df: pd.DataFrame) -> pd.Series:
+    """Where one document prints both, the sparse figure is 2 x the dense one (within 2%)."""
+    compute = df[df["metric"].eq("compute")]
+    key = list(_compute_key(compute).columns)
+    k = _compute_key(compute).assign(value=compute["value"], sparsity=compute["sparsity"])
+    dense = k[k["sparsity"].eq("dense")].groupby(key)["value"].max().rename("dense")
+    joined = k.join(dense, on=key)
+    bad = joined["sparsity"].eq("sparse") & joined["dense"].notna() & (
+        (joined["value"] / joined["dense"] - 2).abs() > 0.04
+    )
+    return ~bad.reindex(df.index, fill_value=False)
+
+
+def _tensor_at_least_vector_fp32(df: pd.DataFrame) -> pd.Series:
+    """Dense tensor BF16/FP16 is never below the vector FP32 rate of the same GPU."""
+    compute = df[df["metric"].eq("compute")]
+    per_gpu = compute["value"] / compute["per_gpus"].fillna(1)
+    fp32 = per_gpu[compute["precision"].eq("fp32") & compute["unit_kind"].eq("vector")]
+    fp32_by_gpu = fp32.groupby(compute.loc[fp32.index, "gpu_id"]).max()
+    half = compute["precision"].isin(["bf16", "fp16"]) & compute["unit_kind"].eq("tensor") & compute[
+        "sparsity"
+    ].eq("dense")
+    floor = compute["gpu_id"].map(fp32_by_gpu)
+    bad = half & floor.notna() & (per_gpu < floor * 0.999)
+    return ~bad.reindex(df.index, fill_value=False)
+
+
+def _model_consistent(df: pd.DataFrame) -> pd.Series:
+    """active <= total parameters, kv_heads <= heads and divides them, MLA has its latent size."""
+    ok = df["active_params_b"].isna() | (df["active_params_b"] <= df["params_b"] * 1.0001)
+    ok &= df["kv_heads"].isna() | (df["kv_heads"] <= df["attention_heads"])
+    ok &= df["kv_heads"].isna() | (df["attention_heads"] % df["kv_heads"] == 0)
+    ok &= ~df["attention_kind"].eq("mla") | df["kv_lora_rank"].notna()
+    return ok
+
+
+def _claim_has_value(df: pd.DataFrame) -> pd.Series:
+    """a claim carries a number or a text value."""
+    return df["value"].notna() | df["value_text"].notna()
+
+
+# ---------------------------------------------------------------- raw source schemas
+def gpus_schema() -> pa.DataFrameSchema:
+    return pa.DataFrameSchema(
+        {
+            "gpu_id": _col(str, pa.Check.str_matches(SLUG), unique=True,
+                           description="vendor-model-form factor-memory, the variant key"),
+            "vendor": _col(str, pa.Check.isin(["nvidia", "amd", "intel"])),
+            "family": _col(str, pa.Check.str_matches(SLUG)),
+            "name": _col(str),
+            "form_factor": _col(str, pa.Check.isin(["sxm", "pcie", "nvl", "oam"])),
+            "segment": _col(str, pa.Check.isin(["datacenter", "workstation", "consumer"])),
+            "architecture": _col(object, nullable=True),
+            "release_year": _col("Int64", pa.Check.in_range(2010, 2030), nullable=True),
+            "memory_gb": _col(float, pa.Check.in_range(2, 1024), nullable=True),
+            "memory_type": _col(object, _opt_isin(MEMORY_TYPES), nullable=True),
+            "gpus_per_product": _col("Int64", pa.Check.in_range(1, 8), nullable=True),
+            "tensor_cores": _col(object, _opt_isin(["true", "false"]), nullable=True),
+            "document_id": _col(str),
+        },
+        name="gpus",
+    )
+
+
+def spec_figures_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
+    gpu_checks = [pa.Check.isin(gpu_ids, error="gpu_id is not in any gpus.csv")] if gpu_ids is not None else []
+    return pa.DataFrameSchema(
+        {
+            "gpu_id": _col(str, *gpu_checks),
+            "metric": _col(str, pa.Check.isin(["compute", *FIGURE_UNITS])),
+            "precision": _col(object, _opt_isin(PRECISIONS), nullable=True),
+            "unit_kind": _col(object, _opt_isin(["tensor", "vector"]), nullable=True),
+            "accumulate": _col(object, _opt_isin(["fp32", "fp16"]), nullable=True),
+            "sparsity": _col(object, _opt_isin(["dense", "sparse"]), nullable=True),
+            "value": _col(float, pa.Check.gt(0, error="must be > 0 (unsupported = no row, never 0)")),
+            "unit": _col(str, pa.Check.isin(["tflops", "tops", *set(FIGURE_UNITS.values())])),
+            "per_gpus": _col("Int64", pa.Check.in_range(1, 8), nullable=True),
+            "document_id": _col(str),
+            "note": _col(object, nullable=True),
+        },
+        checks=[
+            pa.Check(_figure_shape, error="compute needs precision, unit_kind and sparsity; other metrics none"),
+            pa.Check(_figure_unit, error="unit does not fit the metric (INT8/INT4 in tops, floats in tflops)"),
+            pa.Check(_figure_range, error="value outside the plausible range for the metric"),
+            pa.Check(_accumulate_only_half, error="accumulate is only for bf16/fp16 tensor figures"),
+            pa.Check(_sparse_is_twice_dense, error="sparse figure is not 2 x the dense figure of the same document"),
+            pa.Check(_tensor_at_least_vector_fp32, error="dense tensor bf16/fp16 is below the vector fp32 rate"),
+        ],
+        unique=["gpu_id", "metric", "precision", "unit_kind", "accumulate", "sparsity", "document_id"],
+        name="spec_figures",
+    )
+
+
+def claims_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
+    gpu_checks = [pa.Check.isin(gpu_ids, error="gpu_id is not in any gpus.csv")] if gpu_ids is not None else []
+    return pa.DataFrameSchema(
+        {
+            "table_ref": _col(str),
+            "row_label": _col(str),
+            "gpu_id": _col(str, *gpu_checks),
+            "metric": _col(str, pa.Check.isin(["compute", "memory_size", "memory_bandwidth", "tdp",
+                                               "memory_type", "architecture", "launch_price",
+                                               "release_year", "cuda_cores", "interconnect_bandwidth"])),
+            "precision": _col(object, _opt_isin(PRECISIONS), nullable=True),
+            "sparsity_stated": _col(object, _opt_isin(["sparse", "dense", "unstated"]), nullable=True),
+            "value": _col(float, pa.Check.gt(0), nullable=True),
+            "value_text": _col(object, nullable=True),
+            "unit": _col(object, nullable=True),
+            "quote": _col(str),
+        },
+        checks=[pa.Check(_claim_has_value, error="a claim needs a value or a value_text")],
+        name="claims",
+    )
+
+
+def model_claims_schema(model_ids: list[str] | None = None) -> pa.DataFrameSchema:
+    model_checks = [_opt_isin(model_ids)] if model_ids is not None else []
+    return pa.DataFrameSchema(
+        {
+            "table_ref": _col(str),
+            "row_label": _col(str),
+            "model_id": _col(object, *model_checks, nullable=True),
+            "params_b": _col(float, pa.Check.gt(0), nullable=True),
+            "vram_gb_claimed": _col(float, pa.Check.gt(0), nullable=True),
+            "recommended_gpu": _col(object, nullable=True),
+            "quote": _col(str),
+        },
+        name="model_claims",
+    )
+
+
+def prices_schema() -> pa.DataFrameSchema:
+    return pa.DataFrameSchema(
+        {
+            "offering": _col(str),
+            "gpu_name": _col(str),
+            "gpu_memory_gb": _col(float, pa.Check.in_range(2, 1024), nullable=True),
+            "gpu_count": _col("Int64", pa.Check.in_range(1, 72)),
+            "usd_per_hour": _col(float, pa.Check.gt(0, error="price must be > 0"),
+                                 pa.Check.lt(2_000, error="price above $2,000/hour: wrong unit?")),
+            "pricing_tier": _col(str, pa.Check.isin(TIERS)),
+            "statistic": _col(str, pa.Check.isin(["list", "minimum", "median"])),
+            "region": _col(str),
+            "note": _col(object, nullable=True),
+        },
+        unique=["snapshot_id", "offering", "gpu_name", "gpu_count", "pricing_tier", "statistic", "region"],
+        name="prices",
+    )
+
+
+def aliases_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
+    gpu_checks = [pa.Check.isin(gpu_ids, error="alias points to a GPU that is in no gpus.csv")] if gpu_ids is not None else []
+    return pa.DataFrameSchema(
+        {
+            "gpu_name": _col(str),
+            "gpu_memory_gb": _col(float, pa.Check.in_range(2, 1024), nullable=True),
+            "gpu_id": _col(str, *gpu_checks),
+            "evidence": _col(str),
+        },
+        unique=["collection", "gpu_name", "gpu_memory_gb"],
+        name="aliases",
+    )
+
+
+def models_schema() -> pa.DataFrameSchema:
+    pos_int = lambda nullable=False: _col("Int64", pa.Check.gt(0), nullable=nullable)  # noqa: E731
+    return pa.DataFrameSchema(
+        {
+            "model_id": _col(str, pa.Check.str_matches(SLUG), unique=True),
+            "name": _col(str),
+            "family": _col(str),
+            "developer": _col(str),
+            "params_b": _col(float, pa.Check.in_range(0.01, 5_000)),
+            "active_params_b": _col(float, pa.Check.gt(0), nullable=True),
+            "layers": pos_int(),
+            "hidden_size": pos_int(True),
+            "intermediate_size": pos_int(True),
+            "attention_heads": pos_int(),
+            "kv_heads": pos_int(),
+            "head_dim": pos_int(True),
+            "vocab_size": pos_int(True),
+            "max_context": pos_int(True),
+            "attention_kind": _col(str, pa.Check.isin(["mha", "gqa", "mqa", "mla"])),
+            "sliding_window": pos_int(True),
+            "full_attention_layers": _col("Int64", pa.Check.ge(0), nullable=True),
+            "kv_lora_rank": pos_int(True),
+            "qk_rope_head_dim": pos_int(True),
+            "num_experts": pos_int(True),
+            "experts_per_token": pos_int(True),
+            "document_id": _col(str),
+        },
+        checks=[pa.Check(_model_consistent, error="inconsistent model shape (active > total, kv_heads, MLA latent)")],
+        name="models",
+    )
+
+
+RAW_SCHEMAS = {
+    "gpus": gpus_schema,
+    "spec_figures": spec_figures_schema,
+    "claims": claims_schema,
+    "model_claims": model_claims_schema,
+    "prices": prices_schema,
+    "aliases": aliases_schema,
+    "models": models_schema,
+}
+
+
+def validate(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> list[Problem]:
+    """Validate a raw frame (text as read, with source_file/source_row) and name every failure."""
+    if frame.empty:
+        return []
+    try:
+        schema.validate(frame.copy(), lazy=True)
+        return []
+    except pa.errors.SchemaErrors as exc:
+        cases = exc.failure_cases
+    problems: list[Problem] = []
+    files = frame["source_file"]
+    rows = frame["source_row"]
+    for case in cases.itertuples(index=False):
+        index = case.index
+        column = case.column if case.column in frame.columns else None
+        has_row = index is not None and not (isinstance(index, float) and pd.isna(index)) and index in frame.index
+        file = files.loc[index] if has_row else ", ".join(sorted(set(files)))
+        row = int(rows.loc[index]) if has_row else None
+        check = str(case.check)
+        value = None if case.failure_case is None or (isinstance(case.failure_case, float) and pd.isna(case.failure_case)) else str(case.failure_case)
+        if column is None and has_row:
+            value = None  # a row-wise dataframe check: the rule names what is wrong
+        if check.startswith("coerce_dtype") or "dtype" in check:
+            rule = f"cannot be read as {check.split('(')[-1].rstrip(')')}"
+        elif check == "field_uniqueness" or check == "multiple_fields_uniqueness":
+            rule = "duplicate key: another row has the same " + (column or ", ".join(schema.unique or []))
+        elif check == "not_nullable":
+            rule = "required value is missing"
+        else:
+            rule = check
+        if not has_row and value and value.startswith("TypeError("):
+            continue  # a check that could not run because the column failed to coerce
+        problems.append(Problem(file, row, column, rule, value))
+    # pandera reports each duplicated row of a multi-column key; keep one line per row
+    seen, out = set(), []
+    for p in problems:
+        if (p.file, p.row, p.column, p.rule) not in seen:
+            seen.add((p.file, p.row, p.column, p.rule))
+            out.append(p)
+    return sorted(out, key=lambda p: (p.file, p.row or 0, p.column or ""))

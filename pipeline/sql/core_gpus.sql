@@ -1,0 +1,71 @@
+-- One row per GPU variant: identity from gpus.csv, figures from the canonical claims.
+with identity as (
+    select
+        gpu_id,
+        vendor,
+        family,
+        name,
+        form_factor,
+        segment,
+        architecture,
+        cast(release_year as integer) as release_year,
+        coalesce(cast(gpus_per_product as integer), 1) as gpus_per_product,
+        -- per-GPU memory: a two-die module's memory is split between its dies
+        cast(memory_gb as double) / coalesce(cast(gpus_per_product as integer), 1) as memory_gb,
+        memory_type,
+        tensor_cores = 'true' as has_tensor_cores,
+        source_id as identity_source_id
+    from raw_gpus
+),
+
+figures as (
+    select
+        gpu_id,
+        max(value) filter (where metric = 'compute' and precision = 'fp64') as fp64_tflops,
+        max(value) filter (where metric = 'compute' and precision = 'fp32') as fp32_tflops,
+        max(value) filter (where metric = 'compute' and precision = 'tf32') as tf32_tflops,
+        max(value) filter (where metric = 'compute' and precision = 'bf16') as bf16_tflops,
+        max(value) filter (where metric = 'compute' and precision = 'fp16') as fp16_tflops,
+        max(value) filter (where metric = 'compute' and precision = 'fp8') as fp8_tflops,
+        max(value) filter (where metric = 'compute' and precision = 'fp4') as fp4_tflops,
+        max(value) filter (where metric = 'compute' and precision = 'int8') as int8_tops,
+        max(value) filter (where metric = 'memory_bandwidth') as memory_bandwidth_gbs,
+        max(value) filter (where metric = 'tdp') as tdp_w,
+        max(value) filter (where metric = 'interconnect_bandwidth') as nvlink_gbs,
+        max(value) filter (where metric = 'launch_price') as launch_price_usd,
+        bool_or(derived_from_sparse) as has_derived_dense
+    from core_canonical
+    group by gpu_id
+)
+
+select
+    i.gpu_id,
+    i.name,
+    i.vendor,
+    i.family,
+    i.architecture,
+    i.form_factor,
+    i.segment,
+    i.release_year,
+    i.memory_gb,
+    i.memory_type,
+    f.memory_bandwidth_gbs,
+    f.fp32_tflops,
+    f.tf32_tflops,
+    f.bf16_tflops,
+    f.fp16_tflops,
+    f.fp8_tflops,
+    f.fp4_tflops,
+    f.int8_tops,
+    f.fp64_tflops,
+    f.tdp_w,
+    f.nvlink_gbs,
+    f.launch_price_usd,
+    i.gpus_per_product,
+    i.has_tensor_cores,
+    coalesce(f.has_derived_dense, false) as has_derived_dense,
+    -- the best dense 16-bit tensor rate: BF16, else FP16 (Volta, Turing), else the FP32 vector rate
+    coalesce(f.bf16_tflops, f.fp16_tflops, f.fp32_tflops) as best_16bit_tflops,
+    i.identity_source_id
+from identity as i
+left join figures as f using (gpu_id)

@@ -1,0 +1,26 @@
+-- LLM catalogue, typed.
+select
+    model_id,
+    name,
+    family,
+    developer,
+    cast(params_b as double) as params_b,
+    coalesce(cast(active_params_b as double), cast(params_b as double)) as active_params_b,
+    cast(layers as integer) as layers,
+    cast(hidden_size as integer) as hidden_size,
+    cast(intermediate_size as integer) as intermediate_size,
+    cast(attention_heads as integer) as attention_heads,
+    cast(kv_heads as integer) as kv_heads,
+    cast(head_dim as integer) as head_dim,
+    cast(vocab_size as integer) as vocab_size,
+    cast(max_context as integer) as max_context,
+    attention_kind,
+    cast(sliding_window as integer) as sliding_window,
+    cast(full_attention_layers as integer) as full_attention_layers,
+    cast(kv_lora_rank as integer) as kv_lora_rank,
+    cast(qk_rope_head_dim as integer) as qk_rope_head_dim,
+    cast(num_experts as integer) as num_experts,
+    cast(experts_per_token as integer) as experts_per_token,
+    coalesce(cast(num_experts as integer), 0) > 1 as is_moe,
+    source_id
+from raw_models

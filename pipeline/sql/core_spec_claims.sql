@@ -1,0 +1,192 @@
+-- Every figure from every source, one row each, classified against the canonical value by rule.
+-- Classes, first match wins: agrees; sparse figure (2 x dense); other rate (vector, FP16
+-- accumulate); another precision; another variant of the family; another GPU; unexplained.
+with canonical_numbers as (
+    select gpu_id, metric, precision, value from core_canonical
+    union all
+    select gpu_id, 'memory_size', null, memory_gb from core_gpus
+    union all
+    select gpu_id, 'release_year', null, release_year from core_gpus where release_year is not null
+),
+
+canonical_texts as (
+    select gpu_id, 'memory_type' as metric, memory_type as value_text from core_gpus
+    union all
+    select gpu_id, 'architecture', architecture from core_gpus
+),
+
+-- what a claimed number may equal, with a label saying which figure it is
+refs as (
+    select c.gpu_id, g.family, g.name, c.metric, c.precision, c.value, 'dense' as label
+    from canonical_numbers as c join core_gpus as g using (gpu_id)
+    union all
+    select c.gpu_id, g.family, g.name, c.metric, c.precision, 2 * c.value, 'sparse'
+    from core_canonical as c join core_gpus as g using (gpu_id)
+    where c.metric = 'compute' and c.precision not in ('fp32', 'fp64')
+    union all
+    -- printed rates that are not canonical: vector FP16, FP16-accumulate, tensor FP64/FP32
+    select f.gpu_id, g.family, g.name, f.metric, f.precision, f.value,
+        case
+            when f.accumulate = 'fp16' then 'fp16-accumulate'
+            else f.unit_kind
+        end || case when f.sparsity = 'sparse' then ' sparse' else '' end
+    from core_spec_figures as f join core_gpus as g using (gpu_id)
+    where f.metric = 'compute'
+        and (f.accumulate = 'fp16'
+            or f.unit_kind <> case when f.precision in ('fp32', 'fp64') then 'vector' else 'tensor' end)
+),
+
+vendor_claims as (
+    select
+        'fig:' || f.source_file || ':' || f.source_row as claim_id,
+        f.gpu_id, f.metric, f.precision, f.unit_kind, f.accumulate,
+        f.sparsity, f.value, null as value_text, f.unit, f.source_id, f.source_kind,
+        f.source_file, f.source_row, null as quote, null as row_label,
+        (c.source_file = f.source_file and c.source_row = f.source_row) is true as is_canonical
+    from core_spec_figures as f
+    left join core_canonical as c
+        on c.gpu_id = f.gpu_id and c.metric = f.metric
+        and c.precision is not distinct from f.precision
+),
+
+article_claims as (
+    select
+        'claim:' || a.source_file || ':' || a.source_row as claim_id,
+        a.gpu_id, a.metric, a.precision, null as unit_kind, null as accumulate,
+        a.sparsity_stated as sparsity, cast(a.value as double) as value, a.value_text, a.unit,
+        a.source_id, s.kind as source_kind, a.source_file, cast(a.source_row as integer),
+        a.quote, a.row_label, false as is_canonical
+    from raw_claims as a
+    left join core_sources as s using (source_id)
+),
+
+claims as (
+    select * from vendor_claims
+    union all
+    select * from article_claims
+),
+
+claims_with_family as (
+    select c.*, g.family, g.name as gpu_name
+    from claims as c join core_gpus as g using (gpu_id)
+),
+
+number_matches as (
+    select
+        c.claim_id,
+        case
+            when r.gpu_id = c.gpu_id and r.precision is not distinct from c.precision and r.label = 'dense' then 1
+            when r.gpu_id = c.gpu_id and r.precision is not distinct from c.precision and r.label = 'sparse' then 2
+            when r.gpu_id = c.gpu_id and r.precision is not distinct from c.precision then 3
+            when r.gpu_id = c.gpu_id then 4
+            when r.family = c.family and r.precision is not distinct from c.precision then 5
+            when r.precision is not distinct from c.precision and r.label in ('dense', 'sparse') then 6
+        end as match_rank,
+        r.gpu_id as ref_gpu_id, r.name as ref_name, r.precision as ref_precision,
+        r.value as ref_value, r.label as ref_label,
+        abs(c.value / r.value - 1) as gap
+    from claims_with_family as c
+    join refs as r
+        on r.metric = c.metric
+        and abs(c.value / r.value - 1) <= 0.025  -- rounding in print ("3.35 TB/s" vs 3352 GB/s)
+    where c.value is not null
+),
+
+best_number as (
+    select distinct on (claim_id) *
+    from number_matches
+    where match_rank is not null
+    order by claim_id, match_rank, gap
+),
+
+text_matches as (
+    select
+        c.claim_id,
+        case when t.gpu_id = c.gpu_id then 1 else 5 end as match_rank,
+        t.gpu_id as ref_gpu_id, g.name as ref_name, t.value_text as ref_text
+    from claims_with_family as c
+    join canonical_texts as t
+        on t.metric = c.metric
+        and lower(replace(t.value_text, ' ', '')) = lower(replace(c.value_text, ' ', ''))
+    join core_gpus as g on g.gpu_id = t.gpu_id
+    where c.value_text is not null and (t.gpu_id = c.gpu_id or g.family = c.family)
+),
+
+best_text as (
+    select distinct on (claim_id) * from text_matches order by claim_id, match_rank
+),
+
+own_canonical as (
+    select
+        c.claim_id,
+        n.value as canonical_value,
+        t.value_text as canonical_text
+    from claims_with_family as c
+    left join canonical_numbers as n
+        on n.gpu_id = c.gpu_id and n.metric = c.metric and n.precision is not distinct from c.precision
+    left join canonical_texts as t
+        on t.gpu_id = c.gpu_id and t.metric = c.metric
+),
+
+classified as (
+    select
+        c.*,
+        o.canonical_value,
+        o.canonical_text,
+        coalesce(bn.match_rank, bt.match_rank) as match_rank,
+        coalesce(bn.ref_name, bt.ref_name) as ref_name,
+        bn.ref_precision,
+        bn.ref_value,
+        bn.ref_label
+    from claims_with_family as c
+    left join own_canonical as o using (claim_id)
+    left join best_number as bn using (claim_id)
+    left join best_text as bt using (claim_id)
+)
+
+select
+    claim_id,
+    gpu_id,
+    metric,
+    precision,
+    unit_kind,
+    accumulate,
+    sparsity,
+    value,
+    value_text,
+    unit,
+    source_id,
+    source_kind,
+    is_canonical,
+    coalesce(canonical_value::varchar, canonical_text) as canonical,
+    canonical_value,
+    match_rank = 1 as agrees_with_canonical,
+    case
+        when is_canonical then 'canonical'
+        when match_rank = 1 then 'agrees'
+        when match_rank = 2 then 'sparse figure'
+        when match_rank = 3 then 'other rate'
+        when match_rank = 4 then 'another precision'
+        when match_rank = 5 then 'another variant'
+        when match_rank = 6 then 'another GPU'
+        when canonical_value is null and canonical_text is null then 'no datasheet figure'
+        else 'unexplained'
+    end as classification,
+    case
+        when is_canonical then 'canonical figure (' || source_kind || ')'
+        when match_rank = 1 then 'matches the canonical figure'
+        when match_rank = 2 then printf('sparse figure: 2 x the dense %.4g', ref_value / 2)
+        when match_rank = 3 then printf('the %s rate (%.4g), not the canonical tensor rate', ref_label, ref_value)
+        when match_rank = 4 then printf('equals the %s %s figure (%.4g)', upper(ref_precision), ref_label, ref_value)
+        when match_rank = 5 and ref_value is not null then printf('figure of another variant: %s (%.4g%s)', ref_name, ref_value, case when ref_label = 'sparse' then ', sparse' else '' end)
+        when match_rank = 5 then printf('figure of another variant: %s', ref_name)
+        when match_rank = 6 then printf('figure of another GPU: %s (%.4g%s)', ref_name, ref_value, case when ref_label = 'sparse' then ', sparse' else '' end)
+        when canonical_value is null and canonical_text is null then 'no canonical figure to compare with'
+        when canonical_value is not null and value is not null then printf('datasheet says %.4g; claim differs by %+.0f%%', canonical_value, 100 * (value / canonical_value - 1))
+        else printf('datasheet says %s', canonical_text)
+    end as explanation,
+    row_label,
+    quote,
+    source_file,
+    source_row
+from classified

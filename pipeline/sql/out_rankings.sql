@@ -1,0 +1,107 @@
+-- Training and inference scores: each component normalised to the best GPU (= 1), weighted by
+-- ranking.yml, summed to 0-100. Value = score per $ of the cheapest on-demand GPU-hour.
+with reference as (
+    select
+        gpu_id,
+        decode_tokens_per_s / gpus_used as decode_per_gpu
+    from out_inference_estimates
+    where model_id = (select value_text from core_parameters where name = 'reference_model')
+        and precision = 'fp8'
+),
+
+fits as (
+    select gpu_id, avg(fits_one_gpu::integer) as share_fitting
+    from out_vram_fit
+    where workload = 'inference' and precision = 'int4' and kv_precision = 'bf16'
+        and batch_size = 1 and gpu_count = 1
+        and context_tokens = (select min(context_tokens) from out_vram_fit where workload = 'inference')
+    group by all
+),
+
+cheapest as (
+    select gpu_id, min(usd_per_gpu_hour) as usd_per_gpu_hour
+    from core_price_offers where pricing_tier = 'on-demand' and gpu_id is not null group by all
+),
+
+component_inputs as (
+    select
+        g.gpu_id,
+        g.best_16bit_tflops as compute_bf16,
+        g.memory_gb as memory,
+        g.memory_bandwidth_gbs as bandwidth,
+        coalesce(g.nvlink_gbs, 0) as interconnect,
+        r.decode_per_gpu as decode,
+        f.share_fitting as fit,
+        coalesce(g.fp8_tflops, g.int8_tops, g.best_16bit_tflops) as low_precision_compute,
+        c.usd_per_gpu_hour
+    from core_gpus as g
+    left join reference as r using (gpu_id)
+    left join fits as f using (gpu_id)
+    left join cheapest as c using (gpu_id)
+),
+
+normalised as (
+    unpivot (
+        select
+            gpu_id,
+            compute_bf16 / max(compute_bf16) over () as compute_bf16,
+            memory / max(memory) over () as memory,
+            bandwidth / max(bandwidth) over () as bandwidth,
+            interconnect / nullif(max(interconnect) over (), 0) as interconnect,
+            decode / max(decode) over () as decode,
+            fit / nullif(max(fit) over (), 0) as fit,
+            low_precision_compute / max(low_precision_compute) over () as low_precision_compute
+        from component_inputs
+    )
+    on compute_bf16, memory, bandwidth, interconnect, decode, fit, low_precision_compute
+    into name component value normalised
+),
+
+weighted as (
+    select
+        w.workload,
+        n.gpu_id,
+        w.component,
+        n.normalised,
+        w.weight
+    from core_ranking_weights as w
+    join normalised as n using (component)
+),
+
+scores as (
+    select
+        gpu_id,
+        workload,
+        100 * sum(weight * normalised) as score,
+        count(normalised) = count(*) as complete,
+        max(normalised) filter (where component = 'compute_bf16') as compute_bf16_component,
+        max(normalised) filter (where component = 'memory') as memory_component,
+        max(normalised) filter (where component = 'bandwidth') as bandwidth_component,
+        max(normalised) filter (where component = 'interconnect') as interconnect_component,
+        max(normalised) filter (where component = 'decode') as decode_component,
+        max(normalised) filter (where component = 'fit') as fit_component,
+        max(normalised) filter (where component = 'low_precision_compute') as low_precision_compute_component
+    from weighted
+    group by all
+)
+
+select
+    s.gpu_id,
+    s.workload,
+    round(s.score, 2) as score,
+    rank() over (partition by s.workload order by s.score desc) as rank,
+    s.complete as all_components_known,
+    s.compute_bf16_component,
+    s.memory_component,
+    s.bandwidth_component,
+    s.interconnect_component,
+    s.decode_component,
+    s.fit_component,
+    s.low_precision_compute_component,
+    c.usd_per_gpu_hour as cheapest_usd_per_gpu_hour,
+    s.score / c.usd_per_gpu_hour as score_per_usd,
+    case when c.usd_per_gpu_hour is not null then
+        rank() over (partition by s.workload order by s.score / c.usd_per_gpu_hour desc nulls last)
+    end as value_rank
+from scores as s
+left join cheapest as c using (gpu_id)

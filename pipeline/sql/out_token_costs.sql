@@ -1,0 +1,17 @@
+-- $ per million output tokens for every current price offer (serving batch, reference context).
+select
+    e.model_id,
+    e.gpu_id,
+    e.precision,
+    o.provider,
+    o.offering,
+    o.pricing_tier,
+    o.statistic,
+    o.region,
+    o.usd_per_gpu_hour,
+    e.gpus_used,
+    e.batch_decode_tokens_per_s,
+    e.gpus_used * o.usd_per_gpu_hour / (e.batch_decode_tokens_per_s * 3600) * 1e6 as usd_per_million_tokens,
+    o.observed_on
+from out_inference_estimates as e
+join core_price_offers as o using (gpu_id)

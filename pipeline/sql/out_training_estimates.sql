@@ -1,0 +1,54 @@
+-- Training throughput, time and cost per model x GPU: full fine-tune (selective recomputation),
+-- LoRA (frozen weights: no weight gradients, about 4N FLOPs per token) and pretraining compute.
+with fit as (
+    select model_id, gpu_id, method, gpus_needed
+    from out_vram_fit
+    where workload = 'training' and gpu_count = 1
+        and ((method = 'full' and recompute = 'selective') or (method = 'lora' and recompute = 'full'))
+),
+
+cheapest as (
+    select gpu_id, min(usd_per_gpu_hour) as usd_per_gpu_hour
+    from core_price_offers
+    where pricing_tier = 'on-demand' and gpu_id is not null
+    group by all
+),
+
+est as (
+    select
+        f.model_id, f.gpu_id, f.method, f.gpus_needed,
+        m.params_b, m.active_params_b,
+        g.best_16bit_tflops,
+        case f.method when 'full' then 6 else 4 end as flops_per_param_token,
+        c.usd_per_gpu_hour
+    from fit as f
+    join core_models as m using (model_id)
+    join core_gpus as g using (gpu_id)
+    left join cheapest as c using (gpu_id)
+    where g.best_16bit_tflops is not null
+)
+
+select
+    model_id,
+    gpu_id,
+    method,
+    gpus_needed,
+    best_16bit_tflops as dense_tflops,
+    param('training_mfu') as utilisation,
+    best_16bit_tflops * 1e12 * param('training_mfu') / (flops_per_param_token * active_params_b * 1e9) as tokens_per_s_per_gpu,
+    param('finetune_tokens') as finetune_tokens,
+    param('finetune_tokens') / (gpus_needed * best_16bit_tflops * 1e12 * param('training_mfu')
+        / (flops_per_param_token * active_params_b * 1e9)) / 3600 as finetune_hours,
+    usd_per_gpu_hour as cheapest_usd_per_gpu_hour,
+    param('finetune_tokens') * flops_per_param_token * active_params_b * 1e9
+        / (best_16bit_tflops * 1e12 * param('training_mfu')) / 3600 * usd_per_gpu_hour as finetune_usd,
+    -- pretraining on tokens_per_param x N tokens at 6N FLOPs per token, in GPU-hours
+    case when method = 'full' then
+        param('pretrain_tokens_per_param') * params_b * 1e9 * 6 * active_params_b * 1e9
+            / (best_16bit_tflops * 1e12 * param('training_mfu')) / 3600
+    end as pretrain_gpu_hours,
+    case when method = 'full' then
+        param('pretrain_tokens_per_param') * params_b * 1e9 * 6 * active_params_b * 1e9
+            / (best_16bit_tflops * 1e12 * param('training_mfu')) / 3600 * usd_per_gpu_hour
+    end as pretrain_usd
+from est

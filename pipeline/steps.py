@@ -1,0 +1,158 @@
+"""The pipeline's work as plain functions of a DuckDB connection. Dagster assets call these;
+tests call them directly."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import yaml
+
+from . import schemas
+from .config import PARAMETERS_FILE, PACKAGE, SQL_DIR
+from .db import _ident, create_table_from_frame, create_table_from_sql, row_count, sql_text
+from .errors import Problem
+from .sources import KINDS, PROVENANCE_COLUMNS, read_kind, source_rows
+
+RANKING_FILE = PACKAGE / "ranking.yml"
+TABLE_REF = re.compile(r"\b((?:raw|core|out)_[a-z0-9_]+)\b")
+
+# upstream tables a raw schema needs (known ids for foreign keys)
+RAW_FOREIGN_KEYS = {
+    "spec_figures": ("gpu_ids", "gpus"),
+    "claims": ("gpu_ids", "gpus"),
+    "aliases": ("gpu_ids", "gpus"),
+    "model_claims": ("model_ids", "models"),
+}
+
+
+# ------------------------------------------------------------------ ingest
+def ingest(con: duckdb.DuckDBPyConnection, sources_dir: Path, kind_name: str) -> tuple[int, list[Problem]]:
+    """Read one kind of source file into raw_<kind>: every value as text, plus provenance.
+    Returns the row count and file-level problems (missing sidecar, bad checksum, bad header)."""
+    kind = KINDS[kind_name]
+    frame, _, problems = read_kind(sources_dir, kind)
+    table = _ident(f"raw_{kind_name}")
+    columns = list(kind.columns) + list(PROVENANCE_COLUMNS)
+    ddl = ", ".join(f"{c} {'integer' if c == 'source_row' else 'varchar'}" for c in columns)
+    con.execute(f"create or replace table {table} ({ddl})")
+    if len(frame):
+        con.register("_raw", frame[columns])
+        try:
+            con.execute(f"insert into {table} select * from _raw")
+        finally:
+            con.unregister("_raw")
+    return row_count(con, table), problems
+
+
+def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int, list[Problem]]:
+    """core_sources: one row per snapshot file and per document its sidecar lists."""
+    records, problems = [], []
+    for kind in KINDS.values():
+        _, recs, probs = read_kind(sources_dir, kind)
+        records += recs
+        problems += [p for p in probs if p.column in (None, "checksum", "kind", "url", "title")]
+    rows = source_rows(records)
+    frame = pd.DataFrame(rows, columns=["source_id", "kind", "title", "publisher", "url", "accessed_on",
+                                        "published_on", "licence", "snapshot_id", "file", "checksum", "rows"])
+    clash = frame.groupby("source_id")["url"].nunique()
+    for source_id in clash[clash > 1].index:
+        files = ", ".join(sorted(set(frame.loc[frame["source_id"] == source_id, "file"])))
+        problems.append(Problem(files, None, "documents", "one document id names two different URLs", source_id))
+    frame = frame.drop_duplicates("source_id")
+    frame["accessed_on"] = pd.to_datetime(frame["accessed_on"], errors="coerce").dt.date
+    frame["published_on"] = pd.to_datetime(frame["published_on"], errors="coerce").dt.date
+    return create_table_from_frame(con, "core_sources", frame), problems
+
+
+def validate_raw(con: duckdb.DuckDBPyConnection, kind_name: str) -> list[Problem]:
+    """Run the kind's pandera schema over raw_<kind>; every broken rule, named by file/row/column."""
+    table = _ident(f"raw_{kind_name}")
+    frame = con.execute(f"select * from {table}").df().astype(object)
+    frame = frame.where(frame.notna(), None)
+    factory = schemas.RAW_SCHEMAS[kind_name]
+    if kind_name in RAW_FOREIGN_KEYS:
+        arg, upstream = RAW_FOREIGN_KEYS[kind_name]
+        key = "gpu_id" if upstream == "gpus" else "model_id"
+        ids = [r[0] for r in con.execute(f"select distinct {key} from raw_{upstream} where {key} is not null").fetchall()]
+        schema = factory(**{arg: ids})
+    else:
+        schema = factory()
+    return schemas.validate(schema, frame)
+
+
+# ------------------------------------------------------------------ parameters
+def load_parameters(con: duckdb.DuckDBPyConnection, parameters_file: Path = PARAMETERS_FILE,
+                    ranking_file: Path = RANKING_FILE) -> int:
+    """core_parameters and core_ranking_weights from the YAML files, plus the SQL macros
+    `param(name)` and `param_list(name)` the SQL stage reads them with."""
+    params = yaml.safe_load(parameters_file.read_text(encoding="utf-8"))
+    ranking = yaml.safe_load(ranking_file.read_text(encoding="utf-8"))
+    rows = []
+    for name, spec in params.items():
+        value = spec["value"]
+        rows.append({
+            "name": name,
+            "value": float(value) if isinstance(value, (int, float)) else None,
+            "value_list": [float(v) for v in value] if isinstance(value, list) else None,
+            "value_text": value if isinstance(value, str) else None,
+            "unit": spec.get("unit"),
+            "description": spec.get("description"),
+            "citation": spec.get("citation"),
+        })
+    rows.append({"name": "reference_model", "value": None, "value_list": None,
+                 "value_text": ranking["reference_model"], "unit": "model",
+                 "description": "Model whose decode speed feeds the inference ranking", "citation": None})
+    frame = pd.DataFrame(rows)
+    con.execute("""create or replace table core_parameters (
+        name varchar primary key, value double, value_list double[], value_text varchar,
+        unit varchar, description varchar, citation varchar)""")
+    con.register("_p", frame)
+    try:
+        con.execute("insert into core_parameters select * from _p")
+    finally:
+        con.unregister("_p")
+    weights = [
+        {"workload": workload, "component": comp, "weight": float(spec["weight"]), "description": spec["description"]}
+        for workload in ("training", "inference")
+        for comp, spec in ranking[workload].items()
+    ]
+    create_table_from_frame(con, "core_ranking_weights", pd.DataFrame(weights))
+    define_macros(con)
+    return len(rows)
+
+
+def define_macros(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("create or replace macro param(n) as (select value from core_parameters where name = n)")
+    con.execute("create or replace macro param_list(n) as (select value_list from core_parameters where name = n)")
+
+
+# ------------------------------------------------------------------ SQL stage
+def sql_tables() -> dict[str, set[str]]:
+    """Every derived table defined by a pipeline/sql/<table>.sql file, with the tables it reads."""
+    stems = [p.stem for p in sorted(SQL_DIR.glob("*.sql")) if p.stem != "views"]
+    known = set(stems) | {f"raw_{k}" for k in KINDS} | {"core_sources", "core_parameters", "core_ranking_weights"}
+    return {s: (set(TABLE_REF.findall(sql_text(s))) & known) - {s} for s in stems}
+
+
+def sql_description(table: str) -> str:
+    lines = [ln[2:].strip() for ln in sql_text(table).splitlines() if ln.startswith("--")]
+    head = []
+    for ln in lines:
+        head.append(ln)
+        if ln.endswith("."):
+            break
+    return " ".join(head) or table
+
+
+def build_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    define_macros(con)
+    return create_table_from_sql(con, table)
+
+
+def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    con.execute(sql_text("views"))
+    return [r[0] for r in con.execute(
+        "select view_name from duckdb_views() where not internal order by view_name").fetchall()]
