@@ -1,0 +1,1 @@
+"""Turn the database into Markdown pages and Vega-Lite charts for MkDocs."""

@@ -1,0 +1,147 @@
+"""Altair charts. Each returns a validated Vega-Lite dict (Altair validates on to_dict)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+WIDTH = "container"
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict:
+    return chart.to_dict(validate=True)
+
+
+def bubble_compute_bandwidth(gpus: pd.DataFrame) -> dict:
+    data = gpus.dropna(subset=["best_16bit_tflops", "memory_bandwidth_gbs"])
+    chart = alt.Chart(data).mark_circle(opacity=0.75, stroke="black", strokeWidth=0.4).encode(
+        x=alt.X("memory_bandwidth_gbs:Q", title="Memory bandwidth (GB/s)", scale=alt.Scale(type="log")),
+        y=alt.Y("best_16bit_tflops:Q", title="Dense BF16/FP16 tensor TFLOPS", scale=alt.Scale(type="log")),
+        size=alt.Size("memory_gb:Q", title="Memory (GB)", scale=alt.Scale(range=[30, 900])),
+        color=alt.Color("architecture:N", title="Architecture"),
+        tooltip=[alt.Tooltip("name:N", title="GPU"), "architecture:N",
+                 alt.Tooltip("best_16bit_tflops:Q", title="dense 16-bit TFLOPS", format=",.1f"),
+                 alt.Tooltip("memory_bandwidth_gbs:Q", title="bandwidth GB/s", format=",.0f"),
+                 alt.Tooltip("memory_gb:Q", title="memory GB")],
+    ).properties(width=WIDTH, height=380, title="Dense 16-bit compute against memory bandwidth")
+    return _spec(chart)
+
+
+def tflops_per_watt(gpus: pd.DataFrame) -> dict:
+    data = gpus.dropna(subset=["best_16bit_tflops", "tdp_w"]).assign(
+        tflops_per_watt=lambda d: d["best_16bit_tflops"] / d["tdp_w"])
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X("tflops_per_watt:Q", title="Dense 16-bit TFLOPS per watt of TDP"),
+        y=alt.Y("name:N", sort="-x", title=None),
+        color=alt.Color("architecture:N", title="Architecture"),
+        tooltip=[alt.Tooltip("name:N", title="GPU"), alt.Tooltip("tflops_per_watt:Q", format=".3f"),
+                 alt.Tooltip("tdp_w:Q", title="TDP W"), alt.Tooltip("best_16bit_tflops:Q", format=",.1f")],
+    ).properties(width=WIDTH, title="Efficiency: dense 16-bit TFLOPS per watt")
+    return _spec(chart)
+
+
+def ranking_components(rankings: pd.DataFrame, weights: pd.DataFrame, workload: str) -> dict:
+    comps = weights[weights["workload"] == workload]
+    rows = []
+    for _, r in rankings[rankings["workload"] == workload].iterrows():
+        for _, w in comps.iterrows():
+            value = r.get(f"{w['component']}_component")
+            if pd.notna(value):
+                rows.append({"gpu": r["name"], "component": w["component"],
+                             "points": 100 * w["weight"] * value, "score": r["score"]})
+    data = pd.DataFrame(rows)
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X("sum(points):Q", title="Score (0-100)"),
+        y=alt.Y("gpu:N", sort=alt.EncodingSortField(field="score", op="max", order="descending"), title=None),
+        color=alt.Color("component:N", title="Component"),
+        tooltip=[alt.Tooltip("gpu:N", title="GPU"), "component:N", alt.Tooltip("points:Q", format=".1f"),
+                 alt.Tooltip("score:Q", format=".1f")],
+    ).properties(width=WIDTH, title=f"{workload.title()} score by component")
+    return _spec(chart)
+
+
+def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
+    data = costs[(costs["precision"] == precision) & (costs["pricing_tier"] == "on-demand")]
+    chart = alt.Chart(data).mark_point(filled=True, size=70).encode(
+        x=alt.X("usd_per_tflop_hour:Q", title=f"$ per dense {precision.upper()} TFLOP-hour", scale=alt.Scale(type="log")),
+        y=alt.Y("name:N", sort=alt.EncodingSortField(field="usd_per_tflop_hour", op="min"), title=None),
+        color=alt.Color("provider:N", title="Provider"),
+        tooltip=[alt.Tooltip("name:N", title="GPU"), "provider:N", "offering:N",
+                 alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f"),
+                 alt.Tooltip("usd_per_tflop_hour:Q", title="$/TFLOP-hour", format="$.4f")],
+    ).properties(width=WIDTH, title=f"On-demand cost per dense {precision.upper()} TFLOP-hour")
+    return _spec(chart)
+
+
+def token_cost(estimates: pd.DataFrame, model: str) -> dict:
+    data = estimates[(estimates["model_id"] == model)].dropna(subset=["usd_per_million_tokens"])
+    chart = alt.Chart(data).mark_bar().encode(
+        x=alt.X("usd_per_million_tokens:Q", title="$ per million output tokens (cheapest on-demand offer)"),
+        y=alt.Y("name:N", sort="x", title=None),
+        color=alt.Color("precision:N", title="Weights"),
+        yOffset="precision:N",
+        tooltip=[alt.Tooltip("name:N", title="GPU"), "precision:N", alt.Tooltip("gpus_used:Q", title="GPUs"),
+                 alt.Tooltip("batch_decode_tokens_per_s:Q", title="tokens/s (batch)", format=",.0f"),
+                 alt.Tooltip("usd_per_million_tokens:Q", title="$/M tokens", format="$.3f")],
+    ).properties(width=WIDTH, title=f"Serving cost for {model}")
+    return _spec(chart)
+
+
+def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
+    data = fit.assign(needed=fit["gpus_needed"].clip(upper=9),
+                      label=fit["gpus_needed"].map(lambda n: "" if pd.isna(n) else (str(int(n)) if n <= 8 else ">8")))
+    base = alt.Chart(data).encode(
+        x=alt.X("gpu:N", title=None, sort=alt.EncodingSortField(field="memory_gb", order="descending")),
+        y=alt.Y("model:N", title=None, sort=alt.EncodingSortField(field="params_b", order="descending")),
+    )
+    rect = base.mark_rect().encode(
+        color=alt.Color("needed:Q", title="GPUs needed", scale=alt.Scale(scheme="yelloworangered", domain=[1, 9])),
+        tooltip=[alt.Tooltip("model:N"), alt.Tooltip("gpu:N"), alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
+                 alt.Tooltip("label:N", title="GPUs needed")],
+    )
+    text = base.mark_text(fontSize=9).encode(text="label:N")
+    return _spec((rect + text).properties(width=WIDTH, title=title))
+
+
+def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[str], default_model: str,
+                 contexts: list[int]) -> dict:
+    """Pick model, precision and context in the browser; see which GPUs fit and how many are needed.
+    Data: one row per GPU plus one requirement per (model, precision, context), joined in Vega-Lite."""
+    model = alt.param(name="model", value=default_model,
+                      bind=alt.binding_select(options=models, name="Model "))
+    precision = alt.param(name="precision", value="fp8",
+                          bind=alt.binding_select(options=["bf16", "fp8", "int8", "int4"], name="Weights "))
+    context = alt.param(name="context", value=contexts[0],
+                        bind=alt.binding_select(options=contexts, name="Context tokens "))
+    lookup = alt.LookupData(data=alt.Data(values=requirements.to_dict(orient="records")), key="key",
+                            fields=["required_gb", "weights_gb", "kv_cache_gb"])
+    chart = alt.Chart(gpus).transform_calculate(
+        key="model + '|' + precision + '|' + context"
+    ).transform_lookup(lookup="key", from_=lookup).transform_calculate(
+        gpus_needed="ceil(datum.required_gb / datum.usable_gb)",
+        fits="datum.gpus_needed <= 1 ? 'one GPU' : (datum.gpus_needed <= 8 ? '2-8 GPUs' : 'more than 8')",
+    ).mark_bar().encode(
+        x=alt.X("gpus_needed:Q", title="GPUs needed (inference, batch 1, KV cache BF16)"),
+        y=alt.Y("name:N", sort=alt.EncodingSortField(field="usable_gb", order="descending"), title=None),
+        color=alt.Color("fits:N", title="Fits on", scale=alt.Scale(domain=["one GPU", "2-8 GPUs", "more than 8"],
+                                                                   range=["#2ca02c", "#ff7f0e", "#d62728"])),
+        tooltip=[alt.Tooltip("name:N", title="GPU"), alt.Tooltip("usable_gb:Q", title="usable GB/GPU", format=",.1f"),
+                 alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
+                 alt.Tooltip("weights_gb:Q", title="weights GB", format=",.1f"),
+                 alt.Tooltip("kv_cache_gb:Q", title="KV cache GB", format=",.2f"),
+                 alt.Tooltip("gpus_needed:Q", title="GPUs needed")],
+    ).add_params(model, precision, context).properties(width=WIDTH, title="Which GPUs fit? (pick above)")
+    return _spec(chart)
+
+
+def price_history(history: pd.DataFrame, title: str) -> dict:
+    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["offering"])
+    chart = alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("observed_on:T", title="Observed on"),
+        y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
+        color=alt.Color("series:N", title="Offer", legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
+        tooltip=["provider:N", "offering:N", "pricing_tier:N", "region:N",
+                 alt.Tooltip("observed_on:T", title="observed"),
+                 alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f")],
+    ).properties(width=WIDTH, height=260, title=title)
+    return _spec(chart)

@@ -1,0 +1,68 @@
+"""Small Markdown builders. Every value that came from a source is escaped before it is written."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+
+def esc(value) -> str:
+    """Escape untrusted text for a Markdown table cell or paragraph (HTML and Markdown syntax)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    text = html.escape(str(value), quote=True)
+    for ch in ("\\", "|", "*", "_", "`", "[", "]", "#"):
+        text = text.replace(ch, "\\" + ch if ch != "|" else "&#124;")
+    return text.replace("\n", " ")
+
+
+def num(value, digits: int = 3) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, (int,)) or (isinstance(value, float) and value.is_integer() and abs(value) >= 100):
+        return f"{value:,.0f}"
+    return f"{value:,.{digits}g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def money(value, digits: int = 2) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"${value:,.{digits}f}"
+
+
+def link(text, href: str) -> str:
+    return f"[{esc(text)}]({href})"
+
+
+def url_link(text, url) -> str:
+    """A link to an external source URL; non-http(s) URLs are shown as text, not linked."""
+    if isinstance(url, str) and (url.startswith("https://") or url.startswith("http://")):
+        return f'<a href="{html.escape(url, quote=True)}" rel="nofollow noopener">{esc(text)}</a>'
+    return esc(text)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], sortable: bool = False) -> str:
+    """A Markdown table; cells must already be escaped or formatted."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    body = "\n".join(lines)
+    if sortable:
+        return f'<div class="atlas-sortable" markdown="1">\n\n{body}\n\n</div>'
+    return body
+
+
+def chart(name: str, spec: dict, caption: str = "") -> str:
+    """Embed a Vega-Lite spec inline; charts.js renders it with the vendored vega-embed."""
+    data = json.dumps(spec, separators=(",", ":"), default=str).replace("</", "<\\/")
+    cap = f'\n<p class="atlas-caption">{esc(caption)}</p>' if caption else ""
+    return (f'<div class="atlas-chart" data-chart="{html.escape(name)}"></div>\n'
+            f'<script type="application/json" class="atlas-spec" data-chart="{html.escape(name)}">{data}</script>{cap}\n')
+
+
+def admonition(kind: str, title: str, text: str) -> str:
+    body = "\n".join("    " + ln for ln in text.splitlines())
+    return f'!!! {kind} "{esc(title)}"\n{body}\n'

@@ -1,0 +1,472 @@
+"""Markdown pages generated from the database. Each function returns {path: markdown}."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+import pandas as pd
+
+from . import charts
+from .markdown import admonition, chart, esc, link, money, num, table, url_link
+
+FIGURE_COLUMNS = [
+    ("memory_gb", "Memory", "GB"), ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
+    ("fp32_tflops", "FP32 (vector)", "TFLOPS"), ("tf32_tflops", "TF32", "TFLOPS"),
+    ("bf16_tflops", "BF16", "TFLOPS"), ("fp16_tflops", "FP16", "TFLOPS"), ("fp8_tflops", "FP8", "TFLOPS"),
+    ("fp4_tflops", "FP4", "TFLOPS"), ("int8_tops", "INT8", "TOPS"), ("fp64_tflops", "FP64 (vector)", "TFLOPS"),
+    ("tdp_w", "TDP", "W"), ("nvlink_gbs", "NVLink / fabric", "GB/s"), ("launch_price_usd", "Launch price", "USD"),
+]
+
+
+def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
+    return con.execute(sql, params or []).df()
+
+
+def gpu_link(gpu_id: str, name: str, prefix: str = "gpus/") -> str:
+    return link(name, f"{prefix}{gpu_id}.md")
+
+
+def _names(con) -> dict[str, str]:
+    return dict(con.execute("select gpu_id, name from core_gpus").fetchall())
+
+
+# ----------------------------------------------------------------------------- specs
+def spec_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    gpus = df(con, "select * from core_gpus order by best_16bit_tflops desc nulls last, name")
+    pages = {"gpus/index.md": gpu_index(gpus), "conflicts.md": conflicts_page(con),
+             "sources.md": sources_page(con), "models.md": models_page(con)}
+    return pages
+
+
+def gpu_index(gpus: pd.DataFrame) -> str:
+    rows = []
+    for g in gpus.itertuples():
+        rows.append([gpu_link(g.gpu_id, g.name, ""), esc(g.vendor), esc(g.architecture), esc(g.form_factor),
+                     num(g.release_year) if pd.notna(g.release_year) else "–", esc(g.memory_type)]
+                    + [num(getattr(g, c)) for c, _, _ in FIGURE_COLUMNS])
+    headers = ["GPU", "Vendor", "Architecture", "Form", "Year", "Memory type"] + [f"{t} ({u})" for _, t, u in FIGURE_COLUMNS]
+    return "\n".join([
+        "# GPU specifications",
+        "",
+        f"{len(gpus)} GPU variants. Compute figures are **dense** (2:4 sparsity removed); BF16/FP16 are tensor rates "
+        "with FP32 accumulate; FP32 and FP64 are the plain vector rates; INT8 is in TOPS, never TFLOPS. "
+        "A dash means no source we read publishes the figure (see [Coverage](../coverage.md)). "
+        "Click a column header to sort.",
+        "",
+        chart("bubble", charts.bubble_compute_bandwidth(gpus)),
+        table(headers, rows, sortable=True),
+        "",
+        chart("per-watt", charts.tflops_per_watt(gpus)),
+    ])
+
+
+def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    gpus = df(con, "select * from core_gpus")
+    claims = df(con, """select c.*, s.title, s.url, s.accessed_on, s.publisher from core_spec_claims as c
+                        left join core_sources as s using (source_id) order by metric, precision, sparsity""")
+    offers = df(con, "select * from core_price_offers where gpu_id is not null order by usd_per_gpu_hour")
+    history = df(con, "select * from core_price_history where gpu_id is not null order by observed_on")
+    ranks = df(con, "select * from out_rankings")
+    pages = {}
+    for g in gpus.itertuples():
+        pages[f"gpus/{g.gpu_id}.md"] = gpu_page(g, gpus, claims[claims.gpu_id == g.gpu_id],
+                                                offers[offers.gpu_id == g.gpu_id],
+                                                history[history.gpu_id == g.gpu_id], ranks[ranks.gpu_id == g.gpu_id])
+    return pages
+
+
+def gpu_page(g, gpus, claims, offers, history, ranks) -> str:
+    variants = gpus[(gpus.family == g.family) & (gpus.gpu_id != g.gpu_id)]
+    out = [f"# {esc(g.name)}", ""]
+    facts = [
+        ("Vendor", esc(g.vendor)), ("Architecture", esc(g.architecture) or "–"), ("Form factor", esc(g.form_factor)),
+        ("Segment", esc(g.segment)),
+        ("Release year", num(g.release_year) if pd.notna(g.release_year) else "–"),
+        ("Memory", f"{num(g.memory_gb)} GB {esc(g.memory_type)}"),
+        ("Interconnect", f"{num(g.nvlink_gbs)} GB/s" if pd.notna(g.nvlink_gbs) else "none (PCIe only)"),
+        ("TDP", f"{num(g.tdp_w)} W" if pd.notna(g.tdp_w) else "–"),
+        ("Launch price", money(g.launch_price_usd, 0)),
+        ("GPUs per product", num(g.gpus_per_product)),
+    ]
+    out.append(table(["", ""], [[k, v] for k, v in facts]))
+    if len(variants):
+        out += ["", "**Other variants:** " + " · ".join(gpu_link(v.gpu_id, v.name, "") for v in variants.itertuples())]
+    if len(ranks):
+        out += ["", "**Rankings:** " + " · ".join(
+            f"{esc(r.workload)} #{int(r.rank)} (score {r.score:.1f})" for r in ranks.itertuples())]
+    out += ["", "## Canonical figures", "",
+            "Dense figures chosen by rule: vendor datasheet over a copy of it over a curated dataset; "
+            "a figure printed only with sparsity is halved.", ""]
+    canon = claims[claims.is_canonical]
+    rows = [[esc(c.metric), esc(c.precision), esc(c.unit_kind), esc(c.sparsity), num(c.value), esc(c.unit),
+             num(c.value / 2 if c.sparsity == "sparse" else c.value), url_link(c.title or c.source_id, c.url),
+             esc(c.source_kind), esc(c.accessed_on)] for c in canon.itertuples()]
+    out.append(table(["Metric", "Precision", "Kind", "Sparsity", "Printed", "Unit", "Dense", "Source", "Source kind",
+                      "Accessed"], rows))
+    other = claims[~claims.is_canonical]
+    if len(other):
+        out += ["", "## Every other figure and how it compares", ""]
+        rows = [[esc(c.metric), esc(c.precision), esc(c.sparsity), num(c.value) if pd.notna(c.value) else esc(c.value_text),
+                 esc(c.classification), esc(c.explanation), url_link(c.title or c.source_id, c.url)]
+                for c in other.itertuples()]
+        out.append(table(["Metric", "Precision", "Sparsity", "Value", "Class", "Explanation", "Source"], rows))
+    out += ["", "## Cloud prices", ""]
+    if len(offers):
+        rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier),
+                 esc(o.statistic), esc(o.region), esc(o.observed_on), f"{int(o.age_days)} days"] for o in offers.itertuples()]
+        out.append(table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Statistic", "Region", "Observed", "Age"], rows))
+    else:
+        out.append("No current offer maps to this variant.")
+    if len(history):
+        out += ["", chart("history", charts.price_history(history, f"Price history: {g.name}"))]
+    return "\n".join(out) + "\n"
+
+
+def conflicts_page(con) -> str:
+    claims = df(con, """select c.*, g.name, s.title, s.url from core_spec_claims as c
+                        join core_gpus as g using (gpu_id) left join core_sources as s using (source_id)
+                        where c.source_kind = 'article' order by s.title, c.source_row""")
+    summary = claims.groupby("classification").size().sort_values(ascending=False)
+    vendor = df(con, """select classification, count(*) as n from core_spec_claims
+                        where source_kind <> 'article' group by all order by n desc""")
+    out = ["# Sources and conflicts", "",
+           "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
+           "datasheet value by rule (first match wins): **agrees** (within 2.5%); **sparse figure** (2 × dense); "
+           "**other rate** (vector or FP16-accumulate rate); **another precision**; **another variant** of the same "
+           "family; **another GPU**'s figure; **no datasheet figure** to compare; otherwise **unexplained**.", "",
+           table(["Class", "Article claims"], [[esc(k), str(v)] for k, v in summary.items()]), "",
+           "Datasheet and dataset figures are classified the same way: "
+           + ", ".join(f"{esc(r.classification)} {r.n}" for r in vendor.itertuples()) + ".", "",
+           "## Every article claim", ""]
+    rows = [[url_link(c.title, c.url), esc(c.row_label), link(c.name, f"gpus/{c.gpu_id}.md"), esc(c.metric),
+             esc(c.precision), esc(c.quote), esc(c.canonical) if c.canonical is not None else "–",
+             f"**{esc(c.classification)}**", esc(c.explanation)] for c in claims.itertuples()]
+    out.append(table(["Article", "Row", "Variant", "Metric", "Precision", "Printed", "Datasheet", "Class", "Explanation"],
+                     rows, sortable=True))
+    return "\n".join(out) + "\n"
+
+
+def sources_page(con) -> str:
+    src = df(con, "select * from core_sources order by kind, publisher, title")
+    rows = [[esc(s.kind), esc(s.publisher), url_link(s.title, s.url), esc(s.accessed_on), esc(s.published_on),
+             f"`{esc(s.file)}`"] for s in src.itertuples()]
+    return "\n".join(["# Sources", "",
+                      f"{len(src)} sources: every snapshot file under `sources/` and every document its provenance "
+                      "sidecar cites. Each value on this site links to one of them.", "",
+                      table(["Kind", "Publisher", "Title", "Accessed", "Published", "Snapshot file"], rows, sortable=True)]) + "\n"
+
+
+def models_page(con) -> str:
+    models = df(con, "select m.*, s.url from core_models as m left join core_sources as s using (source_id) order by params_b")
+    rows = [[esc(m.name), esc(m.developer), num(m.params_b), num(m.active_params_b), esc(m.attention_kind),
+             num(m.layers), num(m.hidden_size), num(m.attention_heads), num(m.kv_heads), num(m.head_dim),
+             num(m.max_context), num(m.sliding_window), num(m.kv_lora_rank),
+             f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
+             url_link("config", m.url)] for m in models.itertuples()]
+    return "\n".join(["# Models", "", f"{len(models)} LLMs with the fields of their official configuration files.", "",
+                      table(["Model", "Developer", "Params (B)", "Active (B)", "Attention", "Layers", "Hidden", "Heads",
+                             "KV heads", "Head dim", "Max context", "Window", "MLA latent", "Experts (total/active)",
+                             "Source"], rows, sortable=True)]) + "\n"
+
+
+# ----------------------------------------------------------------------------- estimates
+def estimate_pages(con) -> dict[str, str]:
+    return {"vram-fit.md": vram_fit_page(con), "methodology.md": methodology_page(con)}
+
+
+def vram_fit_page(con) -> str:
+    models = df(con, "select model_id, params_b from core_models order by params_b desc")
+    gpus = df(con, """select gpu_id, name, memory_gb, memory_gb * param('usable_memory_fraction') as usable_gb
+                      from core_gpus where memory_gb is not null order by memory_gb desc""")
+    contexts = [int(c) for c in con.execute("select unnest(param_list('inference_contexts'))").fetchnumpy()["unnest(param_list('inference_contexts'))"]]
+    req = df(con, """select model_id || '|' || precision || '|' || context_tokens as key, required_gb, weights_gb, kv_cache_gb
+                     from out_memory_requirements
+                     where workload = 'inference' and kv_precision = 'bf16' and batch_size = 1""")
+    # contexts capped at a model's maximum: also key the nominal context so every choice resolves
+    capped = df(con, """select r.model_id || '|' || r.precision || '|' || c.ctx as key, r.required_gb, r.weights_gb, r.kv_cache_gb
+                        from out_memory_requirements as r join core_models as m using (model_id)
+                        cross join (select unnest(param_list('inference_contexts'))::integer as ctx) as c
+                        where r.workload = 'inference' and r.kv_precision = 'bf16' and r.batch_size = 1
+                          and m.max_context < c.ctx and r.context_tokens = m.max_context""")
+    req = pd.concat([req, capped]).drop_duplicates("key")
+    heat = {}
+    for label, where in [
+        ("inference, FP8 weights, 4k context, batch 1",
+         "workload = 'inference' and precision = 'fp8' and kv_precision = 'bf16' and batch_size = 1 and context_tokens = least(4096, context_tokens)"),
+        ("LoRA fine-tune, full recomputation, 4k context",
+         "workload = 'training' and method = 'lora' and recompute = 'full'"),
+        ("full fine-tune, mixed-precision AdamW, selective recomputation",
+         "workload = 'training' and method = 'full' and recompute = 'selective'"),
+    ]:
+        fit = df(con, f"""select f.model_id as model, g.name as gpu, g.memory_gb, m.params_b, f.required_gb, f.gpus_needed
+                          from out_vram_fit as f join core_gpus as g using (gpu_id) join core_models as m using (model_id)
+                          where gpu_count = 1 and {where}
+                            and (f.workload = 'training' or f.context_tokens = least(4096, m.max_context))""")
+        heat[label] = fit
+    out = ["# VRAM fit", "",
+           "Which models fit on which GPUs, and how many GPUs each needs. **GB means 10⁹ bytes** throughout. "
+           "Memory = weights (every expert of a mixture-of-experts model stays resident) + KV cache (with each "
+           "architecture's own shape: GQA, MLA latent, sliding window) + gradients + optimizer states + activations "
+           "+ runtime overhead; a GPU offers 95% of its memory. Query `vram_fit` for every scenario "
+           "(4 weight formats × 2 KV formats × 3 contexts × 2 batch sizes for inference; full, LoRA and QLoRA "
+           "fine-tuning with and without recomputation) × {1, 2, 4, 8} GPUs. Formulas: [Methodology](methodology.md).", "",
+           "## Explorer", "",
+           chart("explorer", charts.fit_explorer(req, gpus, list(models.model_id), "llama-3.1-70b", contexts)), ""]
+    for i, (label, fit) in enumerate(heat.items()):
+        out += [f"## {label.capitalize()}", "", chart(f"heat-{i}", charts.fit_heatmap(fit, f"GPUs needed: {label}")), ""]
+    return "\n".join(out)
+
+
+def methodology_page(con) -> str:
+    params = df(con, """select name, coalesce(value::varchar, value_text, value_list::varchar) as value, unit, description,
+                        citation from core_parameters order by name""")
+    weights = df(con, "select * from core_ranking_weights")
+    rows = [[f"`{esc(p.name)}`", esc(p.value), esc(p.unit), esc(p.description), esc(p.citation)] for p in params.itertuples()]
+    wrows = [[esc(w.workload), esc(w.component), f"{w.weight:.2f}", esc(w.description)] for w in weights.itertuples()]
+    return "\n".join([
+        "# Methodology", "",
+        "Every number on this site is computed in SQL inside the DuckDB file from the parameters below "
+        "(stored in the `parameters` view), so anyone can reproduce or change it. Peak figures are not achieved "
+        "figures: every speed estimate states its utilisation.", "",
+        "## Spec figures", "",
+        "- Canonical compute columns are **dense** tensor-core rates; FP32 and FP64 are vector rates. A datasheet "
+        "figure printed only with 2:4 sparsity is halved, and the GPU page says so.",
+        "- BF16/FP16 canonical rates use **FP32 accumulate** (what mixed-precision training uses); GeForce cards' "
+        "FP16-accumulate rates stay as claims.",
+        "- INT8 is in TOPS, never in a TFLOPS column; a precision a GPU lacks is NULL, never 0.",
+        "- Priority: vendor datasheet › copy of a vendor datasheet › curated dataset (Epoch AI, TechPowerUp mirrors) › article.", "",
+        "## Memory", "",
+        "- Weights: parameters × bytes per parameter (BF16 2, FP8 1, INT8 1, INT4 0.5 + group scales). MoE: all experts.",
+        "- KV cache: 2 × layers × kv_heads × head_dim × context × batch × bytes (GQA/MQA/MHA); MLA caches "
+        "layers × (kv_lora_rank + qk_rope_head_dim) × context × batch × bytes; sliding-window layers cache at most the window.",
+        "- Full fine-tune, mixed-precision AdamW: 16 bytes per parameter (BF16 weights 2 + gradients 2, FP32 master 4, "
+        "Adam m 4 and v 4) — Rajbhandari et al. 2020 (ZeRO).",
+        "- Activations per layer (Korthikanti et al. 2022, arXiv 2205.05198): s·b·h·(34 + 5·a·s/h) bytes without "
+        "recomputation, s·b·h·34 with selective recomputation, 2·s·b·h with full recomputation. The seed articles "
+        "quote the tensor-parallel form s·b·h·L·(10 + 24/t).",
+        "- LoRA: frozen BF16 weights + rank-r adapters on q, k, v, o with 16 bytes of state per adapter parameter. "
+        "QLoRA: NF4 weights (0.5 bytes + block scales) + the same adapters.",
+        "- GPUs needed = ceil(required ÷ (memory × usable fraction)); multi-GPU assumes even sharding and flags "
+        "whether the GPU has NVLink.", "",
+        "## Speed and cost", "",
+        "- Decode tokens/s per sequence ≤ GPUs × bandwidth × efficiency ÷ (active weight bytes + KV bytes); a "
+        "serving batch shares one read of the weights and is capped by compute.",
+        "- Prefill tokens/s = GPUs × dense TFLOPS × utilisation ÷ (2 × active parameters).",
+        "- Training tokens/s per GPU = dense BF16 TFLOPS × MFU ÷ (6 × active parameters); LoRA ≈ 4 × N "
+        "(no weight gradients for frozen layers).",
+        "- $ per million tokens = $/hour ÷ (tokens/s × 3600) × 10⁶; $ per TFLOP-hour = $/GPU-hour ÷ dense TFLOPS.",
+        "- Ownership per hour = purchase ÷ (years × 8760) + power (kW × PUE × $/kWh) + hosting. Seed 003's 8 × H100 "
+        "example: $300,000 over 3 years ≈ $11.4/h + $1/h power + $1/h rack ≈ $13.4/h; see the `ownership_cost` view.", "",
+        "## Rankings", "",
+        "Each component is divided by the best GPU's value (so the best scores 1) and weighted; the score is the "
+        "weighted sum × 100. A missing component counts 0 and the ranking marks the GPU incomplete. "
+        "Value rank = score ÷ cheapest on-demand $/GPU-hour. Weights (from `pipeline/ranking.yml`):", "",
+        table(["Workload", "Component", "Weight", "What it measures"], wrows), "",
+        "## Every parameter", "",
+        table(["Name", "Value", "Unit", "Meaning", "Citation"], rows),
+    ]) + "\n"
+
+
+# ----------------------------------------------------------------------------- prices
+def price_pages(con) -> dict[str, str]:
+    pages = {"training.md": ranking_page(con, "training"), "inference.md": ranking_page(con, "inference"),
+             "cost-per-tflop.md": cost_page(con), "prices.md": prices_page(con), "changes.md": changes_page(con),
+             "coverage.md": coverage_page(con), "index.md": home_page(con)}
+    pages.update(gpu_pages(con))
+    return pages
+
+
+def ranking_page(con, workload: str) -> str:
+    ranks = df(con, """select r.*, g.name from out_rankings as r join core_gpus as g using (gpu_id)
+                       where workload = ? order by rank""", [workload])
+    weights = df(con, "select * from core_ranking_weights where workload = ?", [workload])
+    comps = list(weights.component)
+    rows = []
+    for r in ranks.itertuples():
+        rows.append([str(int(r.rank)), gpu_link(r.gpu_id, r.name), f"{r.score:.1f}" + ("" if r.all_components_known else " *")]
+                    + [num(getattr(r, f"{c}_component")) for c in comps]
+                    + [money(r.cheapest_usd_per_gpu_hour, 3), num(r.score_per_usd), num(r.value_rank)])
+    intro = {
+        "training": "Training rewards dense BF16 compute, memory for model states, bandwidth, and a fast GPU-to-GPU "
+                    "link for multi-GPU jobs.",
+        "inference": "Inference rewards decode speed (memory bandwidth against the bytes read per token), the "
+                     "share of catalogue models that fit on one GPU, and low-precision throughput.",
+    }[workload]
+    out = [f"# {workload.title()} ranking", "", intro + " Components are normalised to the best GPU; weights: "
+           + ", ".join(f"{esc(w.component)} {w.weight:.2f}" for w in weights.itertuples())
+           + ". * = a component is unknown for this GPU (counted as 0). How every number is made: "
+           "[Methodology](methodology.md).", "",
+           chart(f"rank-{workload}", charts.ranking_components(ranks, weights, workload)), "",
+           table(["Rank", "GPU", "Score"] + [f"{c}" for c in comps] + ["Cheapest $/GPU-h", "Score per $", "Value rank"],
+                 rows, sortable=True)]
+    if workload == "inference":
+        est = df(con, """select e.*, g.name from out_inference_estimates as e join core_gpus as g using (gpu_id)
+                         where model_id = (select value_text from core_parameters where name = 'reference_model')""")
+        model = con.execute("select value_text from core_parameters where name = 'reference_model'").fetchone()[0]
+        out += ["", f"## Serving cost: {esc(model)}", "",
+                f"Batch {int(param(con, 'serving_batch'))}, {int(param(con, 'reference_context'))}-token context, "
+                f"bandwidth efficiency {param(con, 'decode_bandwidth_efficiency'):.0%}; every offer's cost is in the "
+                "`token_costs` view.", "",
+                chart("token-cost", charts.token_cost(est, model))]
+    else:
+        est = df(con, """select t.*, g.name from out_training_estimates as t join core_gpus as g using (gpu_id)
+                         where model_id = 'llama-3.1-8b' order by finetune_usd nulls last""")
+        rows = [[gpu_link(e.gpu_id, e.name), esc(e.method), num(e.gpus_needed), num(e.tokens_per_s_per_gpu),
+                 num(e.finetune_hours), money(e.finetune_usd, 0)] for e in est.itertuples()]
+        out += ["", "## Fine-tuning Llama 3.1 8B on 1 B tokens", "",
+                f"MFU {param(con, 'training_mfu'):.0%}, cheapest on-demand price; all models in `training_estimates`.", "",
+                table(["GPU", "Method", "GPUs", "Tokens/s per GPU", "Hours", "Cost"], rows, sortable=True)]
+    return "\n".join(out) + "\n"
+
+
+def param(con, name: str) -> float:
+    return con.execute("select param(?)", [name]).fetchone()[0]
+
+
+def cost_page(con) -> str:
+    costs = df(con, """select c.*, g.name from out_cost_per_tflop as c join core_gpus as g using (gpu_id)
+                       order by precision, usd_per_tflop_hour""")
+    best = costs[costs.pricing_tier == "on-demand"].sort_values("usd_per_tflop_hour").groupby("precision").head(10)
+    rows = [[esc(c.precision), gpu_link(c.gpu_id, c.name), esc(c.provider), esc(c.offering), money(c.usd_per_gpu_hour, 3),
+             num(c.dense_tflops), money(c.usd_per_tflop_hour, 4)] for c in best.itertuples()]
+    return "\n".join(["# Cost per TFLOP", "",
+                      "$ per GPU-hour ÷ dense TFLOPS at each precision, for every current offer. INT8 is operations, "
+                      "not floating-point operations, and is left out. All offers: the `cost_per_tflop` view.", "",
+                      chart("cost-bf16", charts.cost_per_tflop(costs, "bf16")), "",
+                      "## Cheapest ten on-demand offers per precision", "",
+                      table(["Precision", "GPU", "Provider", "Offering", "$/GPU-hour", "Dense TFLOPS", "$/TFLOP-hour"], rows,
+                            sortable=True)]) + "\n"
+
+
+def prices_page(con) -> str:
+    offers = df(con, """select o.*, g.name from core_price_offers as o left join core_gpus as g using (gpu_id)
+                        order by o.provider, o.usd_per_gpu_hour""")
+    history = df(con, """select h.*, g.name from core_price_history as h join core_gpus as g using (gpu_id)
+                         where h.gpu_id in (select gpu_id from core_price_history group by all
+                                            having count(distinct observed_on) > 1)""")
+    providers = df(con, """select provider, count(*) as offers, count(gpu_id) as mapped, max(observed_on) as observed_on,
+                           max(age_days) as age_days from core_price_offers group by all order by provider""")
+    rows = [[esc(o.provider), esc(o.offering), gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
+             num(o.gpu_count), money(o.usd_per_hour, 3), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier), esc(o.statistic),
+             esc(o.region), esc(o.observed_on), f"{int(o.age_days)} d"] for o in offers.itertuples()]
+    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.observed_on), f"{int(p.age_days)} days"]
+            for p in providers.itertuples()]
+    out = ["# Cloud prices", "",
+           f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
+           "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
+           "promotional). Each price shows its age: prices go stale. History: the `price_history` view and "
+           "[What changed](changes.md).", "",
+           table(["Provider", "Offers", "Mapped to a variant", "Snapshot", "Age"], prow), ""]
+    if len(history):
+        out += [chart("history-all", charts.price_history(history.assign(offering=history["name"] + " · " + history["offering"]),
+                                                          "Price history (GPUs with more than one snapshot)")), ""]
+    out += ["## Every current offer", "",
+            table(["Provider", "Offering", "GPU", "GPUs", "$/hour", "$/GPU-hour", "Tier", "Statistic", "Region", "Observed", "Age"],
+                  rows, sortable=True)]
+    return "\n".join(out) + "\n"
+
+
+def changes_page(con) -> str:
+    ch = df(con, """select c.*, g.name from out_price_changes as c left join core_gpus as g using (gpu_id)
+                    where change <> 'unchanged' order by provider, change, abs(change_pct) desc nulls last""")
+    counts = df(con, "select provider, change, count(*) as n from out_price_changes group by all order by all")
+    rows = [[esc(c.provider), esc(c.offering), esc(c.name) if pd.notna(c.name) else esc(c.provider_gpu_name),
+             esc(c.pricing_tier), esc(c.region), f"**{esc(c.change)}**", money(c.previous_usd_per_gpu_hour, 3),
+             money(c.current_usd_per_gpu_hour, 3),
+             f"{c.change_pct:+.1f}%" if pd.notna(c.change_pct) else "–",
+             esc(c.previous_observed_on), esc(c.current_observed_on)] for c in ch.itertuples()]
+    summary = [[esc(c.provider), esc(c.change), str(c.n)] for c in counts.itertuples()]
+    return "\n".join(["# What changed", "",
+                      "Offers added, removed and repriced between each provider's two latest snapshots "
+                      "(per GPU-hour). Providers with a single snapshot have no changes yet.", "",
+                      table(["Provider", "Change", "Offers"], summary), "",
+                      table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %",
+                             "Previous snapshot", "Current snapshot"], rows, sortable=True)]) + "\n"
+
+
+def coverage_page(con) -> str:
+    cov = df(con, "select * from out_coverage order by missing_count desc, name")
+    unmapped = df(con, """select provider, provider_gpu_name, gpu_memory_gb, count(*) as offers, max(observed_on) as last_seen
+                          from core_price_history where not mapped group by all order by provider, provider_gpu_name""")
+    models = df(con, """select model_id, concat_ws(', ',
+                            case when hidden_size is null then 'hidden_size' end, case when head_dim is null then 'head_dim' end,
+                            case when max_context is null then 'max_context' end,
+                            case when intermediate_size is null then 'intermediate_size' end,
+                            case when vocab_size is null then 'vocab_size' end) as missing
+                        from core_models where hidden_size is null or head_dim is null or max_context is null
+                            or intermediate_size is null or vocab_size is null order by model_id""")
+    rows = [[gpu_link(c.gpu_id, c.name), str(c.missing_count), esc(c.missing_figures) or "none", str(c.current_offers)]
+            for c in cov.itertuples()]
+    urows = [[esc(u.provider), esc(u.provider_gpu_name), num(u.gpu_memory_gb), str(u.offers), esc(u.last_seen)]
+             for u in unmapped.itertuples()]
+    mrows = [[esc(m.model_id), esc(m.missing)] for m in models.itertuples()]
+    return "\n".join(["# Coverage", "",
+                      "What we could not source. A missing figure is left empty, never guessed; it shows here until "
+                      "a source publishes it.", "",
+                      "## GPU figures missing", "",
+                      table(["GPU", "Missing", "Figures", "Current offers"], rows, sortable=True), "",
+                      "## Provider GPU names not mapped to a variant", "",
+                      "A provider name that cannot be pinned to one variant (SXM vs PCIe, memory size) is listed "
+                      "here, never merged into a guess. Its offers stay in `price_history` with `gpu_id` NULL.", "",
+                      table(["Provider", "Provider's GPU name", "Memory (GB)", "Offers", "Last seen"], urows), "",
+                      "## Model config fields missing", "",
+                      table(["Model", "Missing fields"], mrows) if mrows else "None."]) + "\n"
+
+
+def home_page(con) -> str:
+    top = df(con, """select r.workload, g.name, r.gpu_id, r.score, r.value_rank, r.rank from out_rankings as r
+                     join core_gpus as g using (gpu_id) where r.rank = 1 or r.value_rank = 1""")
+    gpus = df(con, "select * from core_gpus")
+    counts = con.execute("""select (select count(*) from core_gpus), (select count(distinct provider) from core_price_offers),
+                             (select count(*) from core_price_offers), (select count(*) from core_models),
+                             (select max(observed_on) from core_price_offers),
+                             (select count(*) from core_spec_claims where source_kind = 'article')""").fetchone()
+    picks = []
+    for t in top.itertuples():
+        what = f"best {t.workload} GPU" if t.rank == 1 else f"best {t.workload} value per $"
+        picks.append(f"- **{what.capitalize()}:** {gpu_link(t.gpu_id, t.name)} (score {t.score:.1f})")
+    return "\n".join([
+        "# GPU Atlas", "",
+        "Which GPU should you rent or buy to train or serve a model, and what will it cost? GPU Atlas joins vendor "
+        "spec sheets, cloud price lists and LLM configs into one DuckDB file and this site: dense figures only, "
+        "SXM and PCIe kept apart, every figure linked to its source, every estimate with its formula.", "",
+        f"**{counts[0]} GPU variants · {counts[3]} models · {counts[2]} offers from {counts[1]} providers · "
+        f"{counts[5]} article claims checked.** Built {dt.date.today().isoformat()}; newest price snapshot "
+        f"{counts[4]}.", "",
+        "## Headline picks", "", *sorted(picks), "",
+        "See the [training](training.md) and [inference](inference.md) rankings, [cost per TFLOP](cost-per-tflop.md), "
+        "[VRAM fit](vram-fit.md), [cloud prices](prices.md) and [what changed](changes.md).", "",
+        chart("home-bubble", charts.bubble_compute_bandwidth(gpus)),
+    ]) + "\n"
+
+
+# ----------------------------------------------------------------------------- data
+def data_page(con, downloads: list[str]) -> str:
+    from pipeline.contract import COLUMN_DOCS, VIEWS
+
+    out = ["# Data", "",
+           "Everything on this site comes from one DuckDB file. Download it and query the views below with the "
+           "`duckdb` CLI, Python or any DuckDB client; names and columns are a stable contract (units are in the "
+           "column names; GB = 10⁹ bytes).", "",
+           "## Downloads", ""]
+    for name in downloads:
+        out.append(f"- [{esc(name)}](downloads/{name})")
+    out += ["", "## Example queries", "", "```sql",
+            "-- dense BF16 and memory, fastest first",
+            "select name, bf16_tflops, memory_gb from gpus order by bf16_tflops desc nulls last;",
+            "-- which GPUs run Llama 3.1 70B with FP8 weights at 32k context on one card",
+            "select gpu_id, required_gb, fits_one_gpu from vram_fit",
+            "where model_id = 'llama-3.1-70b' and workload = 'inference' and precision = 'fp8'",
+            "  and kv_precision = 'bf16' and context_tokens = 32768 and batch_size = 1 and gpu_count = 1;",
+            "-- cheapest dense BF16 TFLOP-hour right now",
+            "select gpu_id, provider, offering, usd_per_tflop_hour from cost_per_tflop",
+            "where precision = 'bf16' and pricing_tier = 'on-demand' order by usd_per_tflop_hour limit 10;",
+            "```", "", "## View reference", ""]
+    for view, (grain, text) in VIEWS.items():
+        cols = con.execute(f"describe {view}").fetchall()
+        rows = [[f"`{esc(c[0])}`", esc(c[1]), esc(COLUMN_DOCS.get(c[0], ""))] for c in cols]
+        count = con.execute(f"select count(*) from {view}").fetchone()[0]
+        out += [f"### `{view}`", "", f"One row per {esc(grain)}. {esc(text)} ({count:,} rows)", "",
+                table(["Column", "Type", "Meaning"], rows), ""]
+    return "\n".join(out) + "\n"

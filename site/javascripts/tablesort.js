@@ -1,0 +1,37 @@
+// Click a header of a table inside .atlas-sortable to sort by that column (numbers numerically).
+(function () {
+  function value(cell) {
+    var text = cell.textContent.trim().replace(/[$,%]/g, "").replace(/\s.*$/, "");
+    var n = parseFloat(text);
+    return isNaN(n) ? cell.textContent.trim().toLowerCase() : n;
+  }
+
+  function attach() {
+    document.querySelectorAll(".atlas-sortable table").forEach(function (tableEl) {
+      if (tableEl.dataset.sortable) return;
+      tableEl.dataset.sortable = "1";
+      var headers = tableEl.querySelectorAll("thead th");
+      headers.forEach(function (th, index) {
+        th.addEventListener("click", function () {
+          var ascending = th.getAttribute("aria-sort") !== "ascending";
+          headers.forEach(function (h) { h.removeAttribute("aria-sort"); });
+          th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+          var body = tableEl.tBodies[0];
+          var rows = Array.prototype.slice.call(body.rows);
+          rows.sort(function (a, b) {
+            var x = value(a.cells[index]), y = value(b.cells[index]);
+            if (typeof x !== typeof y) { x = String(x); y = String(y); }
+            return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
+          });
+          rows.forEach(function (r) { body.appendChild(r); });
+        });
+      });
+    });
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(attach);
+  } else {
+    document.addEventListener("DOMContentLoaded", attach);
+  }
+})();
