@@ -49,7 +49,7 @@ def create_table_from_frame(con: duckdb.DuckDBPyConnection, table: str, frame: p
 
 
 def row_count(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    return con.execute(f"select count(*) from {_ident(table)}").fetchone()[0]
+    return con.execute(f"select count(*) from {_ident(table)}").fetchall()[0][0]
 
 
 def preview(con: duckdb.DuckDBPyConnection, table: str, limit: int = 5) -> str:

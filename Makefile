@@ -1,0 +1,46 @@
+# GPU Atlas: `make build` then `make test`. Both install what they need (uv, the locked
+# environment, Chromium for the browser tests) when it is missing.
+SHELL := /bin/bash
+PYTHON ?= python3
+UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+VENV := .venv/.synced
+
+.PHONY: build test test-fast bench prices dev validate clean setup browser
+
+$(UV):
+	$(PYTHON) -m pip install --user --quiet uv
+
+$(VENV): uv.lock pyproject.toml | $(UV)
+	$(UV) sync --frozen --quiet
+	@touch $@
+
+setup: $(VENV)
+
+build: $(VENV)        ## install, run the whole pipeline, build the site
+	$(UV) run gpu-atlas build
+
+prices: $(VENV)       ## re-materialise prices and what depends on them
+	$(UV) run gpu-atlas refresh-prices
+
+browser:              ## Debian's Chromium for the browser tests
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+test: $(VENV) browser ## unit, integration and browser tests
+	$(UV) run pytest -q
+
+test-fast: $(VENV)    ## unit tests only
+	$(UV) run pytest -q tests/unit
+
+bench: $(VENV)        ## time each stage and the vram_fit scale benchmark
+	$(UV) run python -m pipeline.bench
+
+validate: $(VENV)     ## Dagster loads the definitions
+	$(UV) run dagster definitions validate -m pipeline.definitions
+
+dev: $(VENV)          ## the Dagster UI on http://127.0.0.1:3000
+	$(UV) run dagster dev -m pipeline.definitions
+
+clean:
+	rm -rf build data .pytest_cache

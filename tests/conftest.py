@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_source(root: Path, rel: str, header: list[str], rows: list[list], kind: str = "vendor_datasheet",
+                 documents: list[str] = ("doc-a",), **meta) -> Path:
+    """Write a CSV and its provenance sidecar (with a correct checksum) under root."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    docs = "".join(f"  - id: {d}\n    title: Test document {d}\n    url: https://example.com/{d}\n" for d in documents)
+    side = (f"title: {meta.get('title', 'Test source')}\npublisher: Test\nkind: {kind}\n"
+            f"url: https://example.com/\naccessed_on: 2026-11-22\npublished_on: null\nlicence: test\n"
+            f"checksum: sha256:{digest}\n" + (f"documents:\n{docs}" if docs else ""))
+    path.with_suffix(".source.yml").write_text(side, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def sources_copy(tmp_path) -> Path:
+    """A private copy of the real sources tree, safe to break."""
+    dest = tmp_path / "sources"
+    shutil.copytree(ROOT / "sources", dest)
+    return dest
+
+
+@pytest.fixture
+def isolated_paths(tmp_path, monkeypatch):
+    """Point the pipeline at temporary database and build folders."""
+    monkeypatch.setenv("GPU_ATLAS_DB", str(tmp_path / "data" / "atlas.duckdb"))
+    monkeypatch.setenv("GPU_ATLAS_BUILD", str(tmp_path / "build"))
+    return tmp_path
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The real pipeline run once on the real sources into a temporary folder (database + site)."""
+    base = tmp_path_factory.mktemp("atlas")
+    old = {k: os.environ.get(k) for k in ("GPU_ATLAS_DB", "GPU_ATLAS_BUILD")}
+    os.environ["GPU_ATLAS_DB"] = str(base / "data" / "gpu_atlas.duckdb")
+    os.environ["GPU_ATLAS_BUILD"] = str(base / "build")
+    try:
+        from pipeline.run import materialize
+
+        outcome = materialize()
+        assert outcome.ok, "\n".join(outcome.errors)
+        yield {"db": base / "data" / "gpu_atlas.duckdb", "site": base / "build" / "site", "outcome": outcome}
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

@@ -1,0 +1,130 @@
+"""Each validation rule rejects a failing example and accepts a good one."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from pipeline import schemas
+
+FIG_COLS = ["gpu_id", "metric", "precision", "unit_kind", "accumulate", "sparsity", "value", "unit", "per_gpus",
+            "document_id", "note"]
+
+
+def frame(rows, columns):
+    df = pd.DataFrame(rows, columns=columns).astype(object)
+    df = df.where(df.notna(), None)
+    df["source_file"] = "sources/specs/test/2026-11-22/figures.csv"
+    df["source_row"] = range(2, 2 + len(df))
+    df["snapshot_id"] = "s"
+    df["collection"] = "c"
+    return df
+
+
+def fig(*rows):
+    return frame(list(rows), FIG_COLS)
+
+
+GOOD = [
+    ("g1", "compute", "fp32", "vector", None, "dense", "67", "tflops", None, "d", None),
+    ("g1", "compute", "bf16", "tensor", "fp32", "dense", "989.5", "tflops", None, "d", None),
+    ("g1", "compute", "bf16", "tensor", "fp32", "sparse", "1979", "tflops", None, "d", None),
+    ("g1", "compute", "int8", "tensor", None, "sparse", "3958", "tops", None, "d", None),
+    ("g1", "memory_bandwidth", None, None, None, None, "3350", "gbs", None, "d", None),
+    ("g1", "tdp", None, None, None, None, "700", "w", None, "d", None),
+]
+
+
+def problems(rows, gpu_ids=("g1",)):
+    return schemas.validate(schemas.spec_figures_schema(list(gpu_ids)), fig(*rows))
+
+
+def test_good_figures_pass():
+    assert problems(GOOD) == []
+
+
+def test_sparse_must_be_twice_dense():
+    bad = GOOD[:2] + [("g1", "compute", "bf16", "tensor", "fp32", "sparse", "1500", "tflops", None, "d", None)]
+    found = problems(bad)
+    assert any("sparse figure is not 2 x" in p.rule and p.row == 4 for p in found)
+
+
+def test_tensor_half_precision_not_below_vector_fp32():
+    bad = [GOOD[0], ("g1", "compute", "fp16", "tensor", "fp32", "dense", "20", "tflops", None, "d", None)]
+    assert any("below the vector fp32" in p.rule and p.row == 3 for p in problems(bad))
+
+
+def test_zero_is_rejected_missing_is_no_row():
+    bad = [("g1", "compute", "fp8", "tensor", None, "dense", "0", "tflops", None, "d", None)]
+    found = problems(bad)
+    assert any(p.column == "value" and "> 0" in p.rule for p in found)
+
+
+def test_int8_only_in_tops():
+    bad = [("g1", "compute", "int8", "tensor", None, "dense", "624", "tflops", None, "d", None)]
+    assert any("INT8/INT4 in tops" in p.rule for p in problems(bad))
+
+
+def test_memory_bandwidth_plausible_range():
+    bad = [("g1", "memory_bandwidth", None, None, None, None, "3.35", "gbs", None, "d", "TB/s typed as GB/s")]
+    assert any("plausible range" in p.rule for p in problems(bad))
+
+
+def test_tdp_plausible_range():
+    bad = [("g1", "tdp", None, None, None, None, "70000", "w", None, "d", None)]
+    assert any("plausible range" in p.rule for p in problems(bad))
+
+
+def test_unknown_gpu_and_non_numeric_value_are_named():
+    bad = [("nope", "compute", "fp32", "vector", None, "dense", "abc", "tflops", None, "d", None)]
+    found = problems(bad)
+    assert any(p.column == "gpu_id" and p.row == 2 for p in found)
+    assert any(p.column == "value" and p.row == 2 and "cannot be read" in p.rule for p in found)
+
+
+def test_duplicate_key_is_rejected():
+    found = problems([GOOD[0], GOOD[0]])
+    assert any("duplicate key" in p.rule for p in found)
+
+
+def test_compute_figure_needs_its_type():
+    bad = [("g1", "compute", "fp16", None, None, "dense", "50", "tflops", None, "d", None)]
+    assert any("compute needs precision" in p.rule for p in problems(bad))
+
+
+PRICE_COLS = ["offering", "gpu_name", "gpu_memory_gb", "gpu_count", "usd_per_hour", "pricing_tier", "statistic",
+              "region", "note"]
+
+
+@pytest.mark.parametrize("price", ["0", "-2.5"])
+def test_price_must_be_positive(price):
+    df = frame([("x1", "H100", "80", "1", price, "on-demand", "list", "all", None)], PRICE_COLS)
+    found = schemas.validate(schemas.prices_schema(), df)
+    assert [(p.row, p.column) for p in found] == [(2, "usd_per_hour")]
+
+
+def test_pricing_tier_vocabulary():
+    df = frame([("x1", "H100", "80", "1", "2.5", "promo", "list", "all", None)], PRICE_COLS)
+    assert [p.column for p in schemas.validate(schemas.prices_schema(), df)] == ["pricing_tier"]
+
+
+def test_alias_to_unknown_gpu_is_rejected():
+    df = frame([("H100 SXM", None, "nvidia-h999-sxm-80gb", "docs")], ["gpu_name", "gpu_memory_gb", "gpu_id", "evidence"])
+    found = schemas.validate(schemas.aliases_schema(["nvidia-h100-sxm-80gb"]), df)
+    assert [(p.row, p.column) for p in found] == [(2, "gpu_id")]
+
+
+def test_model_shape_rules():
+    cols = ["model_id", "name", "family", "developer", "params_b", "active_params_b", "layers", "hidden_size",
+            "intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size", "max_context",
+            "attention_kind", "sliding_window", "full_attention_layers", "kv_lora_rank", "qk_rope_head_dim",
+            "num_experts", "experts_per_token", "document_id"]
+    good = ["m", "M", "f", "d", "8", "8", "32", "4096", "14336", "32", "8", "128", "128256", "131072", "gqa",
+            None, None, None, None, None, None, "doc"]
+    assert schemas.validate(schemas.models_schema(), frame([good], cols)) == []
+    bad = list(good)
+    bad[5] = "9"  # active > total
+    assert schemas.validate(schemas.models_schema(), frame([bad], cols))
+    mla = list(good)
+    mla[14] = "mla"  # MLA without its latent size
+    assert schemas.validate(schemas.models_schema(), frame([mla], cols))
