@@ -4,4 +4,4 @@ from pathlib import Path
 
 import dagster as dg
 
-defs = dg.load_from_defs_folder(project_root=Path(__file__).resolve().parent.parent)
+defs = dg.load_from_defs_folder(path_within_project=Path(__file__).resolve().parent)

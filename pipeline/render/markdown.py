@@ -55,9 +55,20 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], sortable: bool 
     return body
 
 
+def _finite(value):
+    """JSON has no NaN: missing numbers become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
 def chart(name: str, spec: dict, caption: str = "") -> str:
     """Embed a Vega-Lite spec inline; charts.js renders it with the vendored vega-embed."""
-    data = json.dumps(spec, separators=(",", ":"), default=str).replace("</", "<\\/")
+    data = json.dumps(_finite(spec), separators=(",", ":"), default=str, allow_nan=False).replace("</", "<\\/")
     cap = f'\n<p class="atlas-caption">{esc(caption)}</p>' if caption else ""
     return (f'<div class="atlas-chart" data-chart="{html.escape(name)}"></div>\n'
             f'<script type="application/json" class="atlas-spec" data-chart="{html.escape(name)}">{data}</script>{cap}\n')

@@ -28,8 +28,8 @@ inference as (
         w.precision,
         k.kv_precision,
         cast(null as varchar) as recompute,
-        least(c.ctx, coalesce(m.max_context, c.ctx)) as context_tokens,
-        b.batch as batch_size,
+        cast(least(c.ctx, coalesce(m.max_context, c.ctx)) as integer) as context_tokens,
+        cast(b.batch as integer) as batch_size,
         m.params_b * w.bytes_per_param as weights_gb,  -- all experts stay resident for MoE
         -- KV cache per token and layer: MLA caches one latent (kv_lora_rank + rope dims);
         -- other kinds 2 (K and V) x kv_heads x head_dim; sliding-window layers keep only the window

@@ -14,7 +14,14 @@
         target = document.querySelector('.atlas-chart[data-chart="' + name + '"]');
       }
       if (!target) return;
-      var spec = JSON.parse(script.textContent);
+      var spec;
+      try {
+        spec = JSON.parse(script.textContent);
+      } catch (err) {
+        target.setAttribute("data-error", String(err));
+        console.error("chart " + name + ": " + err);
+        return;
+      }
       target.innerHTML = "";
       window.vegaEmbed(target, spec, {
         actions: false,

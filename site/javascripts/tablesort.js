@@ -1,7 +1,9 @@
 // Click a header of a table inside .atlas-sortable to sort by that column (numbers numerically).
 (function () {
   function value(cell) {
-    var text = cell.textContent.trim().replace(/[$,%]/g, "").replace(/\s.*$/, "");
+    var raw = cell.textContent.trim();
+    if (raw === "" || raw === "–") return null;  // missing values sort last either way
+    var text = raw.replace(/[$,%]/g, "").replace(/\s.*$/, "");
     var n = parseFloat(text);
     return isNaN(n) ? cell.textContent.trim().toLowerCase() : n;
   }
@@ -20,6 +22,7 @@
           var rows = Array.prototype.slice.call(body.rows);
           rows.sort(function (a, b) {
             var x = value(a.cells[index]), y = value(b.cells[index]);
+            if (x === null || y === null) return (x === null) - (y === null);
             if (typeof x !== typeof y) { x = String(x); y = String(y); }
             return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
           });

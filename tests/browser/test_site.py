@@ -1,0 +1,105 @@
+"""The built site in headless Chromium: every chart renders, no console error, no request leaves the site."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+PAGES = ["", "training/", "inference/", "cost-per-tflop/", "vram-fit/", "prices/", "changes/", "gpus/",
+         "models/", "methodology/", "conflicts/", "sources/", "coverage/", "data/", "about/",
+         "gpus/nvidia-h100-sxm-80gb/", "gpus/nvidia-a100-sxm-80gb/", "gpus/nvidia-rtx-4090-pcie-24gb/"]
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site["site"]))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is not installed: run `make browser` (Debian's chromium package)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_page_renders_all_charts_offline(server, browser, page_path, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors, outside = [], []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(server) and not r.url.startswith("data:") else None)
+    response = page.goto(server + page_path, wait_until="load")
+    assert response.status == 200
+    specs = page.locator("script.atlas-spec").count()
+    if specs:
+        page.wait_for_function(
+            "n => document.querySelectorAll('.atlas-chart[data-rendered=true], .atlas-chart[data-error]').length >= n",
+            arg=specs, timeout=20_000)
+        failed = page.locator(".atlas-chart[data-error]").count()
+        assert failed == 0, page.locator(".atlas-chart[data-error]").first.get_attribute("data-error")
+        assert page.locator(".atlas-chart svg").count() >= specs
+    page.wait_for_timeout(200)
+    assert errors == []
+    assert outside == []
+    page.close()
+
+
+def test_explorer_reacts_to_its_controls(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server + "vram-fit/")
+    page.wait_for_selector('.atlas-chart[data-chart="explorer"][data-rendered=true]')
+    explorer = page.locator('.atlas-chart[data-chart="explorer"]')
+    select = explorer.locator("select").first
+    select.select_option("llama-3.1-8b")
+    page.wait_for_timeout(300)
+    small = explorer.locator("svg").inner_html()
+    select.select_option("deepseek-r1")
+    page.wait_for_timeout(300)
+    large = explorer.locator("svg").inner_html()
+    assert small != large
+    page.close()
+
+
+def test_table_sorts_on_click(server, browser):
+    page = browser.new_page()
+    page.goto(server + "gpus/")
+    header = page.locator(".atlas-sortable table th").nth(6)  # Memory (GB)
+    header.click()
+    header.click()  # descending
+    first = page.locator(".atlas-sortable table tbody tr").first.locator("td").nth(6).inner_text()
+    values = [re.sub(r"[^0-9.]", "", v) for v in page.locator(".atlas-sortable table tbody tr td:nth-child(7)").all_inner_texts()]
+    numbers = [float(v) for v in values if v]
+    assert float(re.sub(r"[^0-9.]", "", first)) == max(numbers)
+    page.close()
+
+
+def test_screenshot_home(server, browser, built_site):
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(server)
+    page.wait_for_selector(".atlas-chart[data-rendered=true]")
+    out = built_site["site"].parent / "home.png"
+    page.screenshot(path=str(out), full_page=True)
+    assert out.stat().st_size > 10_000
+    page.close()

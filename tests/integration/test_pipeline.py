@@ -1,0 +1,111 @@
+"""The whole graph on the real sources: the public views hold what the contract promises."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from pipeline.config import ROOT
+from pipeline.contract import COLUMN_DOCS, VIEWS
+from pipeline.sources import check_all
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def db(built_site):
+    con = duckdb.connect(str(built_site["db"]), read_only=True)
+    yield con
+    con.close()
+
+
+def test_every_sidecar_and_checksum_is_valid():
+    assert check_all(ROOT / "sources") == []
+
+
+def test_gpus_are_dense(db):
+    h100 = db.execute("select bf16_tflops, fp8_tflops, memory_gb from gpus where gpu_id = 'nvidia-h100-sxm-80gb'").fetchone()
+    assert h100[0] == pytest.approx(989.5, rel=0.01)  # not the sparse 1,979
+    assert h100[1] == pytest.approx(1979, rel=0.01)   # not the sparse 3,958
+    assert h100[2] == 80
+    assert db.execute("select count(*) from gpus").fetchone()[0] >= 40
+
+
+def test_unsupported_precision_is_null_never_zero(db):
+    zeros = db.execute("""select count(*) from gpus where least(fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops,
+                          fp8_tflops, int8_tops, fp64_tflops) <= 0""").fetchone()[0]
+    assert zeros == 0
+    assert db.execute("select fp8_tflops from gpus where gpu_id = 'nvidia-a100-sxm-80gb'").fetchone()[0] is None
+
+
+def test_variants_stay_apart(db):
+    rows = dict(db.execute("""select gpu_id, memory_bandwidth_gbs from gpus
+                              where family = 'h100'""").fetchall())
+    assert len(rows) == 3
+    assert rows["nvidia-h100-sxm-80gb"] != rows["nvidia-h100-pcie-80gb"]
+
+
+def test_every_seed_claim_is_classified(db):
+    n, classified = db.execute("""select count(*), count(classification) from spec_claims
+                                  where source_kind = 'article'""").fetchone()
+    assert n > 100 and classified == n
+    raw = sum(1 for _ in (ROOT / "sources" / "claims").rglob("claims.csv"))
+    assert raw >= 4
+    # seed 000's H100 FP16 "1,671 TFLOPS" is the H100 NVL's sparse figure, not the SXM's
+    row = db.execute("""select classification, explanation from spec_claims
+                        where source_kind = 'article' and gpu_id = 'nvidia-h100-sxm-80gb'
+                          and metric = 'compute' and precision = 'fp16' and value = 1671 limit 1""").fetchone()
+    assert row[0] == "another variant" and "NVL" in row[1]
+
+
+def test_sparse_claim_is_explained_not_an_error(db):
+    row = db.execute("""select classification from spec_claims where source_kind = 'article'
+                        and gpu_id = 'nvidia-h100-sxm-80gb' and metric = 'compute' and precision = 'fp16'
+                        and value = 1979""").fetchone()
+    assert row[0] == "sparse figure"
+
+
+def test_every_offer_is_mapped_or_listed(db):
+    total, mapped = db.execute("select count(*), count(gpu_id) from price_offers").fetchone()
+    listed = db.execute("select sum(offers) from unmapped_offers").fetchone()[0]
+    assert db.execute("select sum(offers) from unmapped_offers where last_seen is not null").fetchone()[0] == listed
+    assert db.execute("select count(*) from price_history where gpu_id is null").fetchone()[0] == listed
+    assert mapped < total  # some names cannot be pinned to a variant and stay visible
+    assert db.execute("select count(distinct provider) from price_offers").fetchone()[0] >= 8
+
+
+def test_price_per_gpu_hour_divides_instance_price(db):
+    bad = db.execute("select count(*) from price_history where abs(usd_per_gpu_hour * gpu_count - usd_per_hour) > 1e-9").fetchone()[0]
+    assert bad == 0
+    tiers = {r[0] for r in db.execute("select distinct pricing_tier from price_history where provider = 'paperspace'").fetchall()}
+    assert {"promotional", "on-demand"} <= tiers
+
+
+def test_vram_fit_covers_models_and_sums(db):
+    assert db.execute("select count(distinct model_id) from vram_fit").fetchone()[0] >= 30
+    assert db.execute("select count(distinct model_id) from vram_fit v join models m using (model_id) where m.is_moe").fetchone()[0] >= 2
+    bad = db.execute("""select count(*) from vram_fit where abs(weights_gb + kv_cache_gb + gradients_gb + optimizer_gb
+                        + activations_gb + overhead_gb - required_gb) > 1e-6""").fetchone()[0]
+    assert bad == 0
+
+
+def test_rankings_have_both_workloads(db):
+    rows = dict(db.execute("select workload, count(*) from rankings group by all").fetchall())
+    assert rows["training"] == rows["inference"] == db.execute("select count(*) from gpus").fetchone()[0]
+
+
+def test_every_view_column_is_documented(db):
+    missing = []
+    for view in VIEWS:
+        for (col, *_rest) in db.execute(f"describe {view}").fetchall():
+            if col not in COLUMN_DOCS:
+                missing.append(f"{view}.{col}")
+    assert missing == []
+
+
+def test_build_summary_counts(built_site):
+    outcome = built_site["outcome"]
+    assert outcome.ok and outcome.checks_passed >= 8
+    assert "site" in outcome.materialized and "public_views" in outcome.materialized
+    assert (built_site["site"] / "index.html").exists()
+    assert (built_site["site"] / "downloads" / "gpu_atlas.duckdb").exists()
