@@ -5,7 +5,7 @@ PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 VENV := .venv/.synced
 
-.PHONY: build test test-fast bench prices dev validate clean setup browser
+.PHONY: build test test-fast bench prices fetch dev validate clean setup browser
 
 $(UV):
 	$(PYTHON) -m pip install --user --quiet uv
@@ -21,6 +21,9 @@ build: $(VENV)        ## install, run the whole pipeline, build the site
 
 prices: $(VENV)       ## re-materialise prices and what depends on them
 	$(UV) run gpu-atlas refresh-prices
+
+fetch: $(VENV)        ## fetch a new price snapshot (network): make fetch PROVIDER=azure
+	$(UV) run gpu-atlas fetch-prices $(or $(PROVIDER),azure)
 
 browser:              ## Debian's Chromium for the browser tests
 	@command -v chromium >/dev/null 2>&1 || { \

@@ -76,6 +76,67 @@ def checksums(write: bool = typer.Option(False, "--write", help="update sidecar 
         typer.echo(f"updated {side}")
 
 
+@app.command("fetch-prices")
+def fetch_prices(
+    provider: str = typer.Argument(..., help="provider with a public price API: azure"),
+    region: str = typer.Option("eastus", help="provider region"),
+    force: bool = typer.Option(False, help="replace today's snapshot if it exists"),
+) -> None:
+    """Fetch a new dated price snapshot (network) into sources/prices/<provider>/<today>/."""
+    from .fetch import FETCHERS, FetchError, write_snapshot
+
+    if provider not in FETCHERS:
+        typer.secho(f"no fetcher for {provider!r}; available: {', '.join(FETCHERS)}", fg="red", err=True)
+        raise typer.Exit(2)
+    try:
+        snapshot = FETCHERS[provider](region=region)
+        target = write_snapshot(snapshot, paths().sources, force=force)
+    except FetchError as exc:
+        typer.secho(f"fetch failed: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"wrote {len(snapshot.rows)} offers to {target}; run `make prices` to update the site")
+
+
+@app.command("fit")
+def fit_command(
+    model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.1-70b"),
+    precision: str = typer.Option("bf16", help="weights for inference: bf16, fp8, int8, int4"),
+    context: int = typer.Option(4096, help="context tokens (capped at the model's maximum)"),
+    batch: int = typer.Option(1, help="sequences per batch (training: micro-batch per GPU)"),
+    workload: str = typer.Option("inference", help="inference or training"),
+    kv_precision: str = typer.Option("bf16", "--kv-precision", help="KV cache: bf16 or fp8"),
+    method: str = typer.Option("lora", help="training: full, lora or qlora"),
+    recompute: str = typer.Option("full", help="training activations: none, selective or full"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Which GPUs fit one model and setting, how many are needed, and the memory breakdown."""
+    from .fit import fit
+
+    db = paths().database
+    if not db.exists():
+        typer.secho(f"no database at {db}: run `make build` first", fg="red", err=True)
+        raise typer.Exit(1)
+    try:
+        result = fit(db, model, workload, precision, context, batch, kv_precision, method, recompute)
+    except ValueError as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from exc
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    b = result["breakdown_gb"]
+    setting = (f"{result['precision']} weights, {result['kv_precision']} KV cache" if workload == "inference"
+               else f"{result['method']}, recompute {result['recompute']}")
+    typer.echo(f"{model} · {workload} · {setting} · {result['context_tokens']} tokens · batch {result['batch_size']}")
+    typer.echo("memory (GB, 10^9 bytes): " + " + ".join(f"{k[:-3]} {v:,.2f}" for k, v in b.items())
+               + f" = {result['required_gb']:,.2f}")
+    typer.echo(f"{'GPU':<48} {'memory':>8} {'usable':>8} {'GPUs':>5}  fits one  NVLink")
+    for g in result["gpus"]:
+        needed = "-" if g["gpus_needed"] is None else str(g["gpus_needed"])
+        typer.echo(f"{g['name'][:48]:<48} {g['memory_gb']:>8,.0f} {g['usable_gb_per_gpu']:>8,.1f} {needed:>5}  "
+                   f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_nvlink'] else 'no'}")
+
+
 def main() -> None:  # pragma: no cover
     app()
 

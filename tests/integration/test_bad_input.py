@@ -106,3 +106,30 @@ def test_missing_and_broken_sidecar(good_build):
         side.write_text(original, encoding="utf-8")
     assert not broken.ok and "not valid YAML" in "\n".join(broken.errors)
     assert not missing.ok and "missing provenance sidecar" in "\n".join(missing.errors)
+
+
+def test_price_refresh_touches_only_prices(good_build):
+    """A new snapshot + refresh-prices: the What-changed page shows it; spec stages are not re-run."""
+    from pipeline.run import price_selection
+
+    old = good_build / "sources" / "prices" / "lambda" / "2026-09-20"
+    new = old.parent / "2026-11-30"
+    shutil.copytree(old, new)
+    try:
+        lines = (new / "prices.csv").read_text(encoding="utf-8").splitlines()
+        header = lines[0].split(",")
+        cells = lines[1].split(",")
+        before = float(cells[header.index("usd_per_hour")])
+        cells[header.index("usd_per_hour")] = f"{before * 1.1:.4f}"
+        lines[1] = ",".join(cells)
+        (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_checksums(good_build / "sources")
+        outcome = materialize(price_selection(), incremental=True)
+        assert outcome.ok, outcome.errors
+        assert "core_price_history" in outcome.materialized and "site" in outcome.materialized
+        assert not {"core_gpus", "core_spec_claims", "out_memory_requirements", "raw_models"} & set(outcome.materialized)
+        changes = (good_build / "build" / "site" / "changes" / "index.html").read_text(encoding="utf-8")
+        assert "repriced" in changes and "+10.0%" in changes and "2026-11-30" in changes
+    finally:
+        shutil.rmtree(new)
+        write_checksums(good_build / "sources")

@@ -1,0 +1,166 @@
+"""Fetch a price snapshot from a public, account-free price API and write it as a dated source.
+
+Network is used only here, only when a user runs `gpu-atlas fetch-prices`. Tests replay recorded
+responses through an httpx mock transport.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+AZURE_API = "https://prices.azure.com/api/retail/prices"
+
+# Azure VM sizes with GPUs: (GPU name as Azure's size documentation gives it, memory GB, GPUs per VM).
+# The names match sources/aliases/azure.csv, so fetched offers map like the curated snapshot's.
+AZURE_GPU_SIZES = {
+    "Standard_NC4as_T4_v3": ("NVIDIA T4", 16, 1),
+    "Standard_NC8as_T4_v3": ("NVIDIA T4", 16, 1),
+    "Standard_NC16as_T4_v3": ("NVIDIA T4", 16, 1),
+    "Standard_NC64as_T4_v3": ("NVIDIA T4", 16, 4),
+    "Standard_NC24ads_A100_v4": ("NVIDIA A100 PCIe", 80, 1),
+    "Standard_NC48ads_A100_v4": ("NVIDIA A100 PCIe", 80, 2),
+    "Standard_NC96ads_A100_v4": ("NVIDIA A100 PCIe", 80, 4),
+    "Standard_NC40ads_H100_v5": ("NVIDIA H100 NVL", 94, 1),
+    "Standard_NC80adis_H100_v5": ("NVIDIA H100 NVL", 94, 2),
+    "Standard_ND40rs_v2": ("NVIDIA Tesla V100", 32, 8),
+    "Standard_ND96asr_v4": ("NVIDIA Ampere A100 40GB", 40, 8),
+    "Standard_ND96amsr_A100_v4": ("NVIDIA Ampere A100 80GB", 80, 8),
+    "Standard_ND96isr_H100_v5": ("NVIDIA H100 Tensor Core", 80, 8),
+    "Standard_NV36ads_A10_v5": ("NVIDIA A10", 24, 1),
+    "Standard_NV36adms_A10_v5": ("NVIDIA A10", 24, 1),
+    "Standard_NV72ads_A10_v5": ("NVIDIA A10", 24, 2),
+}
+REQUIRED_ITEM_KEYS = ("armSkuName", "armRegionName", "retailPrice", "unitOfMeasure", "type", "meterName",
+                      "productName", "currencyCode")
+PRICE_COLUMNS = ["offering", "gpu_name", "gpu_memory_gb", "gpu_count", "usd_per_hour", "pricing_tier", "statistic",
+                 "region", "note"]
+
+
+class FetchError(RuntimeError):
+    """The price API could not be read, or answered in a shape we do not understand."""
+
+
+@dataclass
+class Snapshot:
+    provider: str
+    rows: list[dict]
+    url: str
+    title: str
+    publisher: str
+
+
+def _get(client: httpx.Client, url: str, params: dict | None, retries: int = 3, backoff: float = 1.0) -> dict:
+    last: Exception | None = None
+    for attempt in range(retries):
+        try:
+            response = client.get(url, params=params)
+            if response.status_code in (429, 500, 502, 503, 504):
+                raise httpx.HTTPStatusError(f"HTTP {response.status_code}", request=response.request, response=response)
+            response.raise_for_status()
+            try:
+                return response.json()
+            except ValueError as exc:
+                raise FetchError(f"{url}: the response is not JSON") from exc
+        except (httpx.TimeoutException, httpx.HTTPStatusError, httpx.TransportError) as exc:
+            last = exc
+            if isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code < 500 and exc.response.status_code != 429:
+                break
+            if attempt + 1 < retries:
+                time.sleep(backoff * 2**attempt)
+    if isinstance(last, httpx.ConnectError):
+        raise FetchError(f"cannot reach {httpx.URL(url).host}: are you offline? ({last})") from last
+    if isinstance(last, httpx.TimeoutException):
+        raise FetchError(f"{httpx.URL(url).host} did not answer in time after {retries} tries") from last
+    raise FetchError(f"{url}: {last}") from last
+
+
+def azure_items(client: httpx.Client, region: str, max_pages: int = 50) -> list[dict]:
+    """All consumption (pay-as-you-go and spot) Linux VM prices of the GPU sizes above in one region."""
+    skus = " or ".join(f"armSkuName eq '{sku}'" for sku in AZURE_GPU_SIZES)
+    params: dict | None = {
+        "$filter": f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' "
+                   f"and armRegionName eq '{region}' and ({skus})",
+    }
+    url, items = AZURE_API, []
+    for _ in range(max_pages):
+        page = _get(client, url, params)
+        if not isinstance(page, dict) or "Items" not in page or not isinstance(page["Items"], list):
+            raise FetchError(f"unexpected response from {AZURE_API}: no 'Items' list (keys: {sorted(page)[:10]})")
+        for i, item in enumerate(page["Items"]):
+            missing = [k for k in REQUIRED_ITEM_KEYS if k not in item]
+            if missing:
+                raise FetchError(f"unexpected response from {AZURE_API}: item {i} lacks {', '.join(missing)}")
+        items += page["Items"]
+        url, params = page.get("NextPageLink"), None
+        if not url:
+            return items
+    raise FetchError(f"{AZURE_API}: more than {max_pages} pages; refusing to continue")
+
+
+def azure_rows(items: list[dict]) -> list[dict]:
+    rows = []
+    for item in items:
+        sku = item["armSkuName"]
+        if sku not in AZURE_GPU_SIZES or item["type"] != "Consumption" or item["unitOfMeasure"] != "1 Hour":
+            continue
+        if "Windows" in item["productName"] or "Low Priority" in item["meterName"] or item["currencyCode"] != "USD":
+            continue
+        if float(item["retailPrice"]) <= 0:
+            continue
+        gpu_name, memory, count = AZURE_GPU_SIZES[sku]
+        spot = "Spot" in item["meterName"]
+        rows.append({"offering": sku, "gpu_name": gpu_name, "gpu_memory_gb": memory, "gpu_count": count,
+                     "usd_per_hour": item["retailPrice"], "pricing_tier": "spot" if spot else "on-demand",
+                     "statistic": "list", "region": item["armRegionName"],
+                     "note": f"Linux; meter {item['meterName']}; effective {str(item.get('effectiveStartDate', ''))[:10]}"})
+    # one row per offering, tier and region: the API can list a meter twice (older effective dates)
+    unique = {}
+    for row in rows:
+        unique[(row["offering"], row["pricing_tier"], row["region"])] = row
+    return sorted(unique.values(), key=lambda r: (r["offering"], r["pricing_tier"]))
+
+
+def fetch_azure(region: str = "eastus", transport: httpx.BaseTransport | None = None, timeout: float = 30.0) -> Snapshot:
+    with httpx.Client(transport=transport, timeout=timeout, headers={"User-Agent": "gpu-atlas"}) as client:
+        rows = azure_rows(azure_items(client, region))
+    if not rows:
+        raise FetchError(f"{AZURE_API}: no GPU VM prices for region {region!r}")
+    return Snapshot("azure", rows, AZURE_API, f"Azure Retail Prices API: GPU virtual machines in {region}",
+                    "Microsoft Azure")
+
+
+FETCHERS = {"azure": fetch_azure}
+
+
+def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None, force: bool = False) -> Path:
+    """Write sources/prices/<provider>/<date>/prices.csv and its sidecar; never overwrite without force."""
+    on = on or dt.date.today()
+    folder = sources / "prices" / snapshot.provider / on.isoformat()
+    target = folder / "prices.csv"
+    if target.exists() and not force:
+        raise FetchError(f"{target} exists: snapshots are immutable (use --force to replace today's)")
+    folder.mkdir(parents=True, exist_ok=True)
+    with target.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=PRICE_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(snapshot.rows)
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    (folder / "prices.source.yml").write_text(
+        f'title: "{snapshot.title}"\n'
+        f'publisher: "{snapshot.publisher}"\n'
+        "kind: price_api\n"
+        f"url: {snapshot.url}\n"
+        f"accessed_on: {on.isoformat()}\n"
+        f"published_on: {on.isoformat()}\n"
+        'licence: "Public price list; prices as published"\n'
+        f"checksum: sha256:{digest}\n",
+        encoding="utf-8",
+    )
+    return target

@@ -1,0 +1,72 @@
+"""`gpu-atlas fit`: one model and setting against every GPU, with the same SQL as the site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from .db import create_table_from_sql
+from .steps import define_macros
+
+PARTS = ["weights_gb", "kv_cache_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb"]
+
+
+def fit(database: Path, model: str, workload: str = "inference", precision: str = "bf16", context: int = 4096,
+        batch: int = 1, kv_precision: str = "bf16", method: str = "lora", recompute: str = "full") -> dict:
+    """Run out_memory_requirements.sql and out_vram_fit.sql for one setting on the built database's tables."""
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute("attach ? as atlas (read_only)", [str(database)])
+        for table in ("core_models", "core_gpus", "core_parameters"):
+            con.execute(f"create table {table} as select * from atlas.{table}")
+        known = [r[0] for r in con.execute("select model_id from core_models order by 1").fetchall()]
+        if model not in known:
+            raise ValueError(f"unknown model {model!r}; known: {', '.join(known)}")
+        con.execute("update core_parameters set value_list = [?] where name = 'inference_contexts'", [context])
+        con.execute("update core_parameters set value_list = [?] where name = 'inference_batches'", [batch])
+        con.execute("update core_parameters set value = ? where name = 'training_context'", [context])
+        con.execute("update core_parameters set value = ? where name = 'training_micro_batch'", [batch])
+        con.execute("update core_parameters set value_list = [1] where name = 'gpu_counts'")
+        con.execute("delete from core_models where model_id <> ?", [model])
+        define_macros(con)
+        create_table_from_sql(con, "out_memory_requirements")
+        create_table_from_sql(con, "out_vram_fit")
+        where = ("workload = 'inference' and precision = ? and kv_precision = ?" if workload == "inference"
+                 else "workload = 'training' and method = ? and recompute = ?")
+        args = [precision, kv_precision] if workload == "inference" else [method, recompute]
+        rows = con.execute(f"""
+            select f.*, g.name, g.memory_gb, g.nvlink_gbs
+            from out_vram_fit as f join core_gpus as g using (gpu_id)
+            where {where}
+            order by f.gpus_needed nulls last, g.memory_gb, g.name""", args).df()
+    finally:
+        con.close()
+    if rows.empty:
+        raise ValueError("no such setting: check --workload, --precision, --kv-precision, --method, --recompute")
+    first = rows.iloc[0]
+    return {
+        "model_id": model,
+        "workload": workload,
+        "method": first["method"],
+        "precision": first["precision"],
+        "kv_precision": first["kv_precision"],
+        "recompute": first["recompute"],
+        "context_tokens": int(first["context_tokens"]),
+        "batch_size": int(first["batch_size"]),
+        "breakdown_gb": {p: float(first[p]) for p in PARTS},
+        "required_gb": float(first["required_gb"]),
+        "gpus": [
+            {
+                "gpu_id": r.gpu_id,
+                "name": r.name,
+                "memory_gb": float(r.memory_gb),
+                "usable_gb_per_gpu": float(r.usable_gb_per_gpu),
+                "gpus_needed": None if r.gpus_needed != r.gpus_needed else int(r.gpus_needed),
+                "fits_one_gpu": bool(r.fits_one_gpu),
+                "has_nvlink": r.nvlink_gbs == r.nvlink_gbs and r.nvlink_gbs is not None,
+            }
+            for r in rows.itertuples()
+            if r.memory_gb == r.memory_gb
+        ],
+    }

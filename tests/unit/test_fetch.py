@@ -1,0 +1,85 @@
+"""The Azure price fetcher on recorded responses: pagination, filtering, offline and bad shapes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pipeline import fetch
+from pipeline.sources import KINDS, read_kind
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure"
+
+
+def replay(pages: list[dict], seen: list | None = None) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if seen is not None:
+            seen.append(str(request.url))
+        page = pages[1] if "skip" in str(request.url) else pages[0]
+        return httpx.Response(200, json=page)
+    return httpx.MockTransport(handler)
+
+
+def recorded() -> list[dict]:
+    return [json.loads((FIXTURES / f"page{i}.json").read_text()) for i in (1, 2)]
+
+
+def test_pages_are_followed_and_filtered():
+    seen = []
+    snap = fetch.fetch_azure(transport=replay(recorded(), seen))
+    assert len(seen) == 2 and "armRegionName eq 'eastus'" in httpx.URL(seen[0]).params["$filter"]
+    got = {(r["offering"], r["pricing_tier"]): r["usd_per_hour"] for r in snap.rows}
+    assert got == {("Standard_NC24ads_A100_v4", "on-demand"): 3.673, ("Standard_NC24ads_A100_v4", "spot"): 0.444433,
+                   ("Standard_NC48ads_A100_v4", "on-demand"): 7.346, ("Standard_NC40ads_H100_v5", "on-demand"): 6.98}
+    nc48 = next(r for r in snap.rows if r["offering"] == "Standard_NC48ads_A100_v4")
+    assert nc48["gpu_count"] == 2 and nc48["gpu_name"] == "NVIDIA A100 PCIe"
+
+
+def test_snapshot_is_a_valid_dated_source(tmp_path):
+    snap = fetch.fetch_azure(transport=replay(recorded()))
+    target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
+    assert target == tmp_path / "prices" / "azure" / "2026-11-23" / "prices.csv"
+    frame, records, problems = read_kind(tmp_path, KINDS["prices"])
+    assert problems == [] and len(frame) == 4 and records[0]["meta"]["kind"] == "price_api"
+    with pytest.raises(fetch.FetchError, match="immutable"):
+        fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
+
+
+def test_offline_gives_a_clear_error(monkeypatch):
+    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
+    calls = []
+
+    def handler(request):
+        calls.append(1)
+        raise httpx.ConnectError("Name or service not known", request=request)
+
+    with pytest.raises(fetch.FetchError, match="offline"):
+        fetch.fetch_azure(transport=httpx.MockTransport(handler))
+    assert len(calls) == 3  # retried
+
+
+def test_server_errors_are_retried(monkeypatch):
+    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
+    pages, state = recorded(), {"n": 0}
+
+    def handler(request):
+        state["n"] += 1
+        if state["n"] == 1:
+            return httpx.Response(503)
+        return httpx.Response(200, json=pages[1] if "skip" in str(request.url) else pages[0])
+
+    assert len(fetch.fetch_azure(transport=httpx.MockTransport(handler)).rows) == 4
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"items": []}, "no 'Items' list"),
+    ({"Items": [{"armSkuName": "Standard_NC24ads_A100_v4"}], "NextPageLink": None}, "lacks"),
+])
+def test_unexpected_shape_is_named(body, message):
+    transport = httpx.MockTransport(lambda r: httpx.Response(200, json=body))
+    with pytest.raises(fetch.FetchError, match=message):
+        fetch.fetch_azure(transport=transport)
