@@ -166,6 +166,7 @@ COLUMN_DOCS = {
     "usable_gb_per_gpu": "memory a GPU offers to the model, GB",
     "gpus_needed": "ceil(required ÷ usable per GPU)",
     "fits": "fits on gpu_count GPUs",
+    "scenario_id": "id of the model scenario (a row of the memory requirements)",
     "fits_one_gpu": "fits on one GPU",
     "multi_gpu_has_nvlink": "for more than one GPU: whether the GPU has NVLink",
     # inference

@@ -34,7 +34,9 @@ def _ident(name: str) -> str:
 def create_table_from_sql(con: duckdb.DuckDBPyConnection, table: str, sql_name: str | None = None) -> int:
     """(Re)create `table` from pipeline/sql/<sql_name>.sql; returns its row count."""
     table = _ident(table)
-    con.execute(f"create or replace table {table} as\n{sql_text(sql_name or table)}")
+    text = sql_text(sql_name or table)
+    kind = "view" if text.lstrip().startswith("-- (view)") else "table"
+    con.execute(f"create or replace {kind} {table} as\n{text}")
     return row_count(con, table)
 
 

@@ -32,12 +32,13 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
         define_macros(con)
         create_table_from_sql(con, "out_memory_requirements")
         create_table_from_sql(con, "out_vram_fit")
+        create_table_from_sql(con, "out_vram_fit_detail")
         where = ("workload = 'inference' and precision = ? and kv_precision = ?" if workload == "inference"
                  else "workload = 'training' and method = ? and recompute = ?")
         args = [precision, kv_precision] if workload == "inference" else [method, recompute]
         rows = con.execute(f"""
             select f.*, g.name, g.memory_gb, g.nvlink_gbs
-            from out_vram_fit as f join core_gpus as g using (gpu_id)
+            from out_vram_fit_detail as f join core_gpus as g using (gpu_id)
             where {where}
             order by f.gpus_needed nulls last, g.memory_gb, g.name""", args).df()
     finally:

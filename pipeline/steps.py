@@ -134,7 +134,10 @@ def sql_tables() -> dict[str, set[str]]:
     """Every derived table defined by a pipeline/sql/<table>.sql file, with the tables it reads."""
     stems = [p.stem for p in sorted(SQL_DIR.glob("*.sql")) if p.stem != "views"]
     known = set(stems) | {f"raw_{k}" for k in KINDS} | {"core_sources", "core_parameters", "core_ranking_weights"}
-    return {s: (set(TABLE_REF.findall(sql_text(s))) & known) - {s} for s in stems}
+    def code(name: str) -> str:  # comments may name other tables; only the query counts
+        return re.sub(r"--[^\n]*", "", sql_text(name))
+
+    return {s: (set(TABLE_REF.findall(code(s))) & known) - {s} for s in stems}
 
 
 def sql_description(table: str) -> str:

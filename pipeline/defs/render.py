@@ -57,7 +57,7 @@ pages_specs = page_asset(
     "pages_specs", ["core_gpus", "core_spec_claims", "core_sources", "core_models"], pages.spec_pages,
     "GPU spec table and charts, sources, conflicts and model pages.")
 pages_estimates = page_asset(
-    "pages_estimates", ["out_vram_fit", "out_memory_requirements", "core_parameters"], pages.estimate_pages,
+    "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters"], pages.estimate_pages,
     "VRAM-fit heatmaps and explorer, methodology with every parameter.")
 pages_prices = page_asset(
     "pages_prices", ["out_rankings", "out_cost_per_tflop", "core_price_offers", "core_price_history",

@@ -44,12 +44,12 @@ def public_views(database: DuckDBResource) -> dg.MaterializeResult:
     return dg.MaterializeResult(metadata={"views": len(views), "names": ", ".join(views)})
 
 
-@dg.asset_check(asset="out_vram_fit", blocking=True,
+@dg.asset_check(asset="out_vram_fit_detail", blocking=True,
                 description="The memory breakdown sums to required_gb on every row.")
 def breakdown_sums(database: DuckDBResource) -> dg.AssetCheckResult:
     with database.get_connection() as con:
         bad = con.execute("""
-            select count(*) from out_vram_fit
+            select count(*) from out_vram_fit_detail
             where abs(weights_gb + kv_cache_gb + gradients_gb + optimizer_gb + activations_gb + overhead_gb
                       - required_gb) > 1e-6
         """).fetchone()[0]

@@ -200,7 +200,7 @@ def vram_fit_page(con) -> str:
          "workload = 'training' and method = 'full' and recompute = 'selective'"),
     ]:
         fit = df(con, f"""select f.model_id as model, g.name as gpu, g.memory_gb, m.params_b, f.required_gb, f.gpus_needed
-                          from out_vram_fit as f join core_gpus as g using (gpu_id) join core_models as m using (model_id)
+                          from out_vram_fit_detail as f join core_gpus as g using (gpu_id) join core_models as m using (model_id)
                           where gpu_count = 1 and {where}
                             and (f.workload = 'training' or f.context_tokens = least(4096, m.max_context))""")
         heat[label] = fit

@@ -2,9 +2,9 @@
 -- Decode is bounded by memory bandwidth (bytes read per step), prefill by dense compute.
 with fit as (
     select model_id, gpu_id, precision, batch_size, context_tokens, gpus_needed, kv_cache_gb, required_gb
-    from out_vram_fit
+    from out_vram_fit_detail
     where workload = 'inference' and kv_precision = 'bf16' and gpu_count = 1
-        and context_tokens = (select least(param('reference_context'), max(context_tokens)) from out_vram_fit)
+        and context_tokens = (select least(param('reference_context'), max(context_tokens)) from out_memory_requirements)
         and precision in ('bf16', 'fp8', 'int4')
 ),
 

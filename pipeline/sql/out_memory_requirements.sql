@@ -111,6 +111,9 @@ parts as (
 )
 
 select
+    -- one id per scenario, stable across builds of the same catalogue
+    row_number() over (order by model_id, workload, method, precision, kv_precision, recompute, context_tokens, batch_size)
+        as scenario_id,
     *,
     param('runtime_overhead_gb')
         + param('runtime_overhead_fraction') * (weights_gb + kv_cache_gb + gradients_gb + optimizer_gb + activations_gb)

@@ -11,10 +11,10 @@ with reference as (
 
 fits as (
     select gpu_id, avg(fits_one_gpu::integer) as share_fitting
-    from out_vram_fit
+    from out_vram_fit_detail
     where workload = 'inference' and precision = 'int4' and kv_precision = 'bf16'
         and batch_size = 1 and gpu_count = 1
-        and context_tokens = (select min(context_tokens) from out_vram_fit where workload = 'inference')
+        and context_tokens = (select min(context_tokens) from out_memory_requirements where workload = 'inference')
     group by all
 ),
 

@@ -2,7 +2,7 @@
 -- LoRA (frozen weights: no weight gradients, about 4N FLOPs per token) and pretraining compute.
 with fit as (
     select model_id, gpu_id, method, gpus_needed
-    from out_vram_fit
+    from out_vram_fit_detail
     where workload = 'training' and gpu_count = 1
         and ((method = 'full' and recompute = 'selective') or (method = 'lora' and recompute = 'full'))
 ),

@@ -1,8 +1,10 @@
--- Every model x GPU x scenario x GPU count: does it fit, and how many GPUs are needed.
+-- Every model scenario x GPU x GPU count: GPUs needed and whether it fits (narrow: the scenario's
+-- description and memory breakdown live in out_memory_requirements; out_vram_fit_detail joins them).
 -- Multi-GPU assumes weights, states and activations shard evenly (tensor/FSDP parallelism).
 with g as (
-    select gpu_id, memory_gb, memory_gb * param('usable_memory_fraction') as usable_gb_per_gpu, nvlink_gbs
+    select gpu_id, memory_gb * param('usable_memory_fraction') as usable_gb_per_gpu, nvlink_gbs is not null as has_nvlink
     from core_gpus
+    where memory_gb is not null
 ),
 
 counts as (
@@ -10,28 +12,14 @@ counts as (
 )
 
 select
-    r.model_id,
+    r.scenario_id,
     g.gpu_id,
-    r.workload,
-    r.method,
-    r.precision,
-    r.kv_precision,
-    r.recompute,
-    r.context_tokens,
-    r.batch_size,
     c.gpu_count,
-    r.weights_gb,
-    r.kv_cache_gb,
-    r.gradients_gb,
-    r.optimizer_gb,
-    r.activations_gb,
-    r.overhead_gb,
-    r.required_gb,
     g.usable_gb_per_gpu,
     cast(ceil(r.required_gb / g.usable_gb_per_gpu) as integer) as gpus_needed,
     r.required_gb <= c.gpu_count * g.usable_gb_per_gpu as fits,
     r.required_gb <= g.usable_gb_per_gpu as fits_one_gpu,
-    case when c.gpu_count > 1 then g.nvlink_gbs is not null end as multi_gpu_has_nvlink
+    case when c.gpu_count > 1 then g.has_nvlink end as multi_gpu_has_nvlink
 from out_memory_requirements as r
 cross join g
 cross join counts as c
