@@ -8,7 +8,7 @@ VENV := .venv/.synced
 .PHONY: build test test-fast bench prices fetch dev validate clean setup browser
 
 $(UV):
-	$(PYTHON) -m pip install --user --quiet uv
+	$(PYTHON) -m pip install --user --quiet uv || $(PYTHON) -m pip install --user --quiet --break-system-packages uv
 
 $(VENV): uv.lock pyproject.toml | $(UV)
 	$(UV) sync --frozen --quiet

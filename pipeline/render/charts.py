@@ -110,7 +110,7 @@ def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[st
     model = alt.param(name="model", value=default_model,
                       bind=alt.binding_select(options=models, name="Model "))
     precision = alt.param(name="precision", value="fp8",
-                          bind=alt.binding_select(options=["bf16", "fp8", "int8", "int4"], name="Weights "))
+                          bind=alt.binding_select(options=["fp32", "bf16", "fp8", "int8", "int4"], name="Weights "))
     context = alt.param(name="context", value=contexts[0],
                         bind=alt.binding_select(options=contexts, name="Context tokens "))
     lookup = alt.LookupData(data=alt.Data(values=requirements.to_dict(orient="records")), key="key",

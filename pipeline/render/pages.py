@@ -118,7 +118,7 @@ def gpu_page(g, gpus, claims, offers, history, ranks) -> str:
         out.append(table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Statistic", "Region", "Observed", "Age"], rows))
     else:
         out.append("No current offer maps to this variant.")
-    if len(history):
+    if history["observed_on"].nunique() > 1:  # a single snapshot is not a history
         out += ["", chart("history", charts.price_history(history, f"Price history: {g.name}"))]
     return "\n".join(out) + "\n"
 
@@ -209,7 +209,7 @@ def vram_fit_page(con) -> str:
            "Memory = weights (every expert of a mixture-of-experts model stays resident) + KV cache (with each "
            "architecture's own shape: GQA, MLA latent, sliding window) + gradients + optimizer states + activations "
            "+ runtime overhead; a GPU offers 95% of its memory. Query `vram_fit` for every scenario "
-           "(4 weight formats × 2 KV formats × 3 contexts × 2 batch sizes for inference; full, LoRA and QLoRA "
+           "(5 weight formats × 2 KV formats × 3 contexts × 2 batch sizes for inference; full, LoRA and QLoRA "
            "fine-tuning with and without recomputation) × {1, 2, 4, 8} GPUs. Formulas: [Methodology](methodology.md).", "",
            "## Explorer", "",
            chart("explorer", charts.fit_explorer(req, gpus, list(models.model_id), "llama-3.1-70b", contexts)), ""]

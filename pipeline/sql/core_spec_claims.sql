@@ -23,6 +23,8 @@ refs as (
     select c.gpu_id, g.family, g.name, c.metric, c.precision, 2 * c.value, 'sparse'
     from core_canonical as c join core_gpus as g using (gpu_id)
     where c.metric = 'compute' and c.precision not in ('fp32', 'fp64')
+        -- 2:4 structured sparsity exists from Ampere (and CDNA 3) on
+        and coalesce(g.architecture, '') not in ('Maxwell', 'Pascal', 'Volta', 'Turing', 'CDNA 2')
     union all
     -- printed rates that are not canonical: vector FP16, FP16-accumulate, tensor FP64/FP32
     select f.gpu_id, g.family, g.name, f.metric, f.precision, f.value,
@@ -80,7 +82,10 @@ number_matches as (
             when r.gpu_id = c.gpu_id and r.precision is not distinct from c.precision then 3
             when r.gpu_id = c.gpu_id then 4
             when r.family = c.family and r.precision is not distinct from c.precision then 5
-            when r.precision is not distinct from c.precision and r.label in ('dense', 'sparse') then 6
+            -- another GPU's figure: only for compute and bandwidth, where values are distinctive
+            -- (TDPs, years and memory sizes repeat across unrelated GPUs)
+            when r.precision is not distinct from c.precision and r.label in ('dense', 'sparse')
+                and c.metric in ('compute', 'memory_bandwidth') then 6
         end as match_rank,
         r.gpu_id as ref_gpu_id, r.name as ref_name, r.precision as ref_precision,
         r.value as ref_value, r.label as ref_label,

@@ -9,6 +9,7 @@ with m as (
 
 weight_formats as (
     select * from (values
+        ('fp32', param('bytes_fp32')),
         ('bf16', param('bytes_bf16')),
         ('fp8', param('bytes_fp8') + param('quant_scale_bytes_fp8')),
         ('int8', param('bytes_int8')),

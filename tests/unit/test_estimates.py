@@ -139,3 +139,15 @@ def test_ownership_seed_003_example(con):
     server = con.execute("select * from out_ownership_cost where scope = 'server'").df().iloc[0]
     assert server.amortisation_usd_per_hour == pytest.approx(11.42, abs=0.01)
     assert server.total_usd_per_hour == pytest.approx(13.4, abs=0.1)
+
+
+def test_weights_in_gb_not_gib_accelerate_example(con):
+    # Hugging Face accelerate docs, `accelerate estimate-memory bert-base-cased`: float32 model 413.18 MB and
+    # "Training using Adam" 1.61 GB -- accelerate reports MiB/GiB. bert-base-cased has 108,310,272 parameters.
+    # GPU Atlas uses GB = 10^9 bytes: 0.4332 GB = 413.18 MiB; 16 bytes/param (Adam) = 1.733 GB = 1.61 GiB.
+    df = requirements(con, [model("bert", 0.108310272, 12, 768, 12, 12, 64, max_context=512, kind="mha")])
+    fp32 = df.query("workload == 'inference' and precision == 'fp32'").weights_gb.iloc[0]
+    assert fp32 * 1e9 / 2**20 == pytest.approx(413.18, abs=0.01)
+    full = df.query("method == 'full' and recompute == 'full'").iloc[0]
+    states = full.weights_gb + full.gradients_gb + full.optimizer_gb
+    assert states * 1e9 / 2**30 == pytest.approx(1.61, abs=0.01)
