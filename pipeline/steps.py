@@ -49,11 +49,16 @@ def ingest(con: duckdb.DuckDBPyConnection, sources_dir: Path, kind_name: str) ->
 
 def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int, list[Problem]]:
     """core_sources: one row per snapshot file and per document its sidecar lists."""
+    from .sources import discover, read_sidecar
+
     records, problems = [], []
     for kind in KINDS.values():
-        _, recs, probs = read_kind(sources_dir, kind)
-        records += recs
-        problems += [p for p in probs if p.column in (None, "checksum", "kind", "url", "title")]
+        for path in discover(sources_dir, kind):
+            meta, probs = read_sidecar(path, sources_dir)
+            problems += probs
+            rows = max(0, sum(1 for line in path.open(encoding="utf-8") if line.strip()) - 1)
+            records.append({"snapshot_id": str(path.relative_to(sources_dir).with_suffix("")),
+                            "file": str(path.relative_to(sources_dir.parent)), "meta": meta, "rows": rows})
     rows = source_rows(records)
     frame = pd.DataFrame(rows, columns=["source_id", "kind", "title", "publisher", "url", "accessed_on",
                                         "published_on", "licence", "snapshot_id", "file", "checksum", "rows"])

@@ -54,7 +54,7 @@ def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDef
 
 
 pages_specs = page_asset(
-    "pages_specs", ["core_gpus", "core_spec_claims", "core_sources", "core_models"], pages.spec_pages,
+    "pages_specs", ["core_gpus", "core_spec_claims", "core_sources", "core_models", "out_model_claims"], pages.spec_pages,
     "GPU spec table and charts, sources, conflicts and model pages.")
 pages_estimates = page_asset(
     "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters"], pages.estimate_pages,

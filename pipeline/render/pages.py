@@ -43,7 +43,7 @@ def gpu_index(gpus: pd.DataFrame) -> str:
     rows = []
     for g in gpus.itertuples():
         rows.append([gpu_link(g.gpu_id, g.name, ""), esc(g.vendor), esc(g.architecture), esc(g.form_factor),
-                     num(g.release_year) if pd.notna(g.release_year) else "–", esc(g.memory_type)]
+                     str(int(g.release_year)) if pd.notna(g.release_year) else "–", esc(g.memory_type)]
                     + [num(getattr(g, c)) for c, _, _ in FIGURE_COLUMNS])
     headers = ["GPU", "Vendor", "Architecture", "Form", "Year", "Memory type"] + [f"{t} ({u})" for _, t, u in FIGURE_COLUMNS]
     return "\n".join([
@@ -82,14 +82,14 @@ def gpu_page(g, gpus, claims, offers, history, ranks) -> str:
     facts = [
         ("Vendor", esc(g.vendor)), ("Architecture", esc(g.architecture) or "–"), ("Form factor", esc(g.form_factor)),
         ("Segment", esc(g.segment)),
-        ("Release year", num(g.release_year) if pd.notna(g.release_year) else "–"),
+        ("Release year", str(int(g.release_year)) if pd.notna(g.release_year) else "–"),
         ("Memory", f"{num(g.memory_gb)} GB {esc(g.memory_type)}"),
         ("Interconnect", f"{num(g.nvlink_gbs)} GB/s" if pd.notna(g.nvlink_gbs) else "none (PCIe only)"),
         ("TDP", f"{num(g.tdp_w)} W" if pd.notna(g.tdp_w) else "–"),
         ("Launch price", money(g.launch_price_usd, 0)),
         ("GPUs per product", num(g.gpus_per_product)),
     ]
-    out.append(table(["", ""], [[k, v] for k, v in facts]))
+    out.append(table(["Fact", "Value"], [[k, v] for k, v in facts]))
     if len(variants):
         out += ["", "**Other variants:** " + " · ".join(gpu_link(v.gpu_id, v.name, "") for v in variants.itertuples())]
     if len(ranks):
@@ -139,11 +139,18 @@ def conflicts_page(con) -> str:
            "Datasheet and dataset figures are classified the same way: "
            + ", ".join(f"{esc(r.classification)} {r.n}" for r in vendor.itertuples()) + ".", "",
            "## Every article claim", ""]
-    rows = [[url_link(c.title, c.url), esc(c.row_label), link(c.name, f"gpus/{c.gpu_id}.md"), esc(c.metric),
+    rows = [[url_link(c.source_file.split("/")[2], c.url), esc(c.row_label), link(c.name, f"gpus/{c.gpu_id}.md"), esc(c.metric),
              esc(c.precision), esc(c.quote), esc(c.canonical) if c.canonical is not None else "–",
              f"**{esc(c.classification)}**", esc(c.explanation)] for c in claims.itertuples()]
     out.append(table(["Article", "Row", "Variant", "Metric", "Precision", "Printed", "Datasheet", "Class", "Explanation"],
                      rows, sortable=True))
+    mc = df(con, "select c.*, s.url from out_model_claims as c left join core_sources as s using (source_id) order by source_row")
+    out += ["", "## Model memory claims", "",
+            "The seed articles' model memory figures against our computation (GB = 10⁹ bytes). A claim is matched "
+            "to the full inference requirement (4k context, batch 1) or to the weights alone at some format.", "",
+            table(["Row", "Model", "Claimed GB", "Our BF16 requirement (GB)", "Class", "Matched GB", "Printed"],
+                  [[esc(m.row_label), esc(m.model_id), num(m.vram_gb_claimed), num(m.bf16_required_gb),
+                    f"**{esc(m.classification)}**", num(m.matched_gb), esc(m.quote)] for m in mc.itertuples()])]
     return "\n".join(out) + "\n"
 
 

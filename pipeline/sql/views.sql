@@ -16,3 +16,4 @@ create or replace view training_estimates as select * from out_training_estimate
 create or replace view ownership_cost as select * from out_ownership_cost;
 create or replace view coverage as select * from out_coverage;
 create or replace view parameters as select name, coalesce(value::varchar, value_text, value_list::varchar) as value, unit, description, citation from core_parameters;
+create or replace view model_claims as select * from out_model_claims;

@@ -109,3 +109,12 @@ def test_build_summary_counts(built_site):
     assert "site" in outcome.materialized and "public_views" in outcome.materialized
     assert (built_site["site"] / "index.html").exists()
     assert (built_site["site"] / "downloads" / "gpu_atlas.duckdb").exists()
+
+
+def test_seed_model_memory_claims_are_explained(db):
+    rows = dict(db.execute("select model_id, classification from model_claims where model_id is not null").fetchall())
+    # seed 002: "DeepSeek R1 ~1,342GB" is exactly the BF16 weights (671B x 2 bytes), with no KV cache or overhead
+    assert rows["deepseek-r1"] == "matches weights only at bf16"
+    # its distill figures are 4-bit weights alone: not enough memory to run the model
+    assert rows["deepseek-r1-distill-qwen-32b"] == "matches weights only at int4 without scales"
+    assert db.execute("select count(*) from model_claims where classification is null").fetchone()[0] == 0
