@@ -17,13 +17,6 @@ shaped as (
     group by all
 ),
 
-cheapest as (
-    select gpu_id, min(usd_per_gpu_hour) as usd_per_gpu_hour
-    from core_price_offers
-    where pricing_tier = 'on-demand' and gpu_id is not null
-    group by all
-),
-
 est as (
     select
         s.*,
@@ -66,7 +59,7 @@ select
     param('decode_bandwidth_efficiency') as bandwidth_efficiency,
     param('prefill_mfu') as prefill_utilisation
 from est as e
-left join cheapest as c using (gpu_id)
+left join core_cheapest_offers as c using (gpu_id)
 where e.memory_bandwidth_gbs is not null
 )
 

@@ -27,11 +27,6 @@ per_gpu as (
     where launch_price_usd is not null and tdp_w is not null
 ),
 
-cheapest as (
-    select gpu_id, min(usd_per_gpu_hour) as cheapest_cloud_usd_per_gpu_hour
-    from core_price_offers where pricing_tier = 'on-demand' and gpu_id is not null group by all
-),
-
 unioned as (
     select * from server
     union all
@@ -42,9 +37,9 @@ select
     u.*,
     amortisation_usd_per_hour + power_usd_per_hour + hosting_usd_per_hour as total_usd_per_hour,
     (amortisation_usd_per_hour + power_usd_per_hour + hosting_usd_per_hour) / gpus as usd_per_gpu_hour,
-    c.cheapest_cloud_usd_per_gpu_hour,
+    c.usd_per_gpu_hour as cheapest_cloud_usd_per_gpu_hour,
     -- share of hours a GPU must be busy for ownership to beat the cheapest on-demand rental
     (amortisation_usd_per_hour + power_usd_per_hour + hosting_usd_per_hour) / gpus
-        / c.cheapest_cloud_usd_per_gpu_hour as breakeven_utilisation
+        / c.usd_per_gpu_hour as breakeven_utilisation
 from unioned as u
-left join cheapest as c using (gpu_id)
+left join core_cheapest_offers as c using (gpu_id)

@@ -18,11 +18,6 @@ fits as (
     group by all
 ),
 
-cheapest as (
-    select gpu_id, min(usd_per_gpu_hour) as usd_per_gpu_hour
-    from core_price_offers where pricing_tier = 'on-demand' and gpu_id is not null group by all
-),
-
 component_inputs as (
     select
         g.gpu_id,
@@ -37,7 +32,7 @@ component_inputs as (
     from core_gpus as g
     left join reference as r using (gpu_id)
     left join fits as f using (gpu_id)
-    left join cheapest as c using (gpu_id)
+    left join core_cheapest_offers as c using (gpu_id)
 ),
 
 normalised as (
@@ -104,4 +99,4 @@ select
         rank() over (partition by s.workload order by s.score / c.usd_per_gpu_hour desc nulls last)
     end as value_rank
 from scores as s
-left join cheapest as c using (gpu_id)
+left join core_cheapest_offers as c using (gpu_id)

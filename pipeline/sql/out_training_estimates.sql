@@ -7,13 +7,6 @@ with fit as (
         and ((method = 'full' and recompute = 'selective') or (method = 'lora' and recompute = 'full'))
 ),
 
-cheapest as (
-    select gpu_id, min(usd_per_gpu_hour) as usd_per_gpu_hour
-    from core_price_offers
-    where pricing_tier = 'on-demand' and gpu_id is not null
-    group by all
-),
-
 est as (
     select
         f.model_id, f.gpu_id, f.method, f.gpus_needed,
@@ -24,7 +17,7 @@ est as (
     from fit as f
     join core_models as m using (model_id)
     join core_gpus as g using (gpu_id)
-    left join cheapest as c using (gpu_id)
+    left join core_cheapest_offers as c using (gpu_id)
     where g.best_16bit_tflops is not null
 )
 
