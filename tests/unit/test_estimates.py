@@ -133,8 +133,7 @@ def test_ownership_seed_003_example(con):
     # rack $1500/month shared by two servers ~ $1/h: about $13.4 an hour.
     create_table_from_frame(con, "core_gpus", pd.DataFrame({"gpu_id": ["g"], "name": ["G"],
                                                             "launch_price_usd": [None], "tdp_w": [700.0]}))
-    create_table_from_frame(con, "core_price_offers", pd.DataFrame({"gpu_id": ["g"], "usd_per_gpu_hour": [2.0],
-                                                                    "pricing_tier": ["on-demand"]}))
+    create_table_from_frame(con, "core_cheapest_offers", pd.DataFrame({"gpu_id": ["g"], "usd_per_gpu_hour": [2.0]}))
     create_table_from_sql(con, "out_ownership_cost")
     server = con.execute("select * from out_ownership_cost where scope = 'server'").df().iloc[0]
     assert server.amortisation_usd_per_hour == pytest.approx(11.42, abs=0.01)
