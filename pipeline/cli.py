@@ -28,8 +28,9 @@ def _report(outcome, what: str) -> None:
     typer.echo(f"  assets materialised: {len(outcome.materialized)}")
     typer.echo(f"  checks passed:       {outcome.checks_passed}")
     for warn in outcome.checks_warned:
-        first = warn.splitlines()
-        typer.secho(f"  warning: {first[0]}" + (f" (+{len(first) - 1} more)" if len(first) > 1 else ""), fg="yellow")
+        typer.secho(f"  warning: {warn}", fg="yellow")
+    if outcome.checks_warned:
+        typer.echo("  (unmapped provider GPU names are listed on the Coverage page and in the unmapped_offers view)")
     typer.echo(f"  database:            {p.database}")
     site = p.site / "index.html"
     typer.echo(f"  site:                {site if site.exists() else '(not built)'}")

@@ -96,7 +96,8 @@ def materialize(selection: dg.AssetSelection | None = None, incremental: bool = 
             md = ev.metadata.get("problems") or ev.metadata.get("names")
             text = md.value if md is not None else ""
             if ev.severity == dg.AssetCheckSeverity.WARN:
-                outcome.checks_warned.append(f"{name}: {text}")
+                lines = [ln for ln in str(text).splitlines() if ln.strip()]
+                outcome.checks_warned.append(f"{name}: {len(lines)} item(s), first: {lines[0] if lines else ''}")
             else:
                 outcome.errors.append(f"check {name} failed:\n{text}")
     for event in result.all_events:
