@@ -13,7 +13,8 @@ def _spec(chart: alt.TopLevelMixin) -> dict:
 
 
 def bubble_compute_bandwidth(gpus: pd.DataFrame) -> dict:
-    data = gpus.dropna(subset=["best_16bit_tflops", "memory_bandwidth_gbs"])
+    data = gpus.dropna(subset=["best_16bit_tflops", "memory_bandwidth_gbs"]).assign(
+        architecture=lambda d: d["architecture"].fillna("unknown"))
     chart = alt.Chart(data).mark_circle(opacity=0.75, stroke="black", strokeWidth=0.4).encode(
         x=alt.X("memory_bandwidth_gbs:Q", title="Memory bandwidth (GB/s)", scale=alt.Scale(type="log")),
         y=alt.Y("best_16bit_tflops:Q", title="Dense BF16/FP16 tensor TFLOPS", scale=alt.Scale(type="log")),
@@ -29,7 +30,8 @@ def bubble_compute_bandwidth(gpus: pd.DataFrame) -> dict:
 
 def tflops_per_watt(gpus: pd.DataFrame) -> dict:
     data = gpus.dropna(subset=["best_16bit_tflops", "tdp_w"]).assign(
-        tflops_per_watt=lambda d: d["best_16bit_tflops"] / d["tdp_w"])
+        tflops_per_watt=lambda d: d["best_16bit_tflops"] / d["tdp_w"],
+        architecture=lambda d: d["architecture"].fillna("unknown"))
     chart = alt.Chart(data).mark_bar().encode(
         x=alt.X("tflops_per_watt:Q", title="Dense 16-bit TFLOPS per watt of TDP"),
         y=alt.Y("name:N", sort="-x", title=None),

@@ -431,8 +431,8 @@ def home_page(con) -> str:
                              (select count(*) from core_spec_claims where source_kind = 'article')""").fetchone()
     picks = []
     for t in top.itertuples():
-        what = f"best {t.workload} GPU" if t.rank == 1 else f"best {t.workload} value per $"
-        picks.append(f"- **{what.capitalize()}:** {gpu_link(t.gpu_id, t.name)} (score {t.score:.1f})")
+        what = f"Best {t.workload} GPU" if t.rank == 1 else f"Best {t.workload} value per $"
+        picks.append(f"- **{what}:** {gpu_link(t.gpu_id, t.name)} (score {t.score:.1f})")
     return "\n".join([
         "# GPU Atlas", "",
         "Which GPU should you rent or buy to train or serve a model, and what will it cost? GPU Atlas joins vendor "
