@@ -1,0 +1,47 @@
+"""The asset graph as a snapshot: a lost or new dependency shows up as a diff.
+After an intended change, regenerate with: uv run python tests/unit/test_asset_graph.py"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SNAPSHOT = Path(__file__).with_name("asset_graph.json")
+
+
+def current_graph() -> dict[str, list[str]]:
+    from pipeline.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    return {key.to_user_string(): sorted(k.to_user_string() for k in graph.get(key).parent_keys)
+            for key in sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())}
+
+
+def test_asset_graph_matches_snapshot():
+    assert current_graph() == json.loads(SNAPSHOT.read_text())
+
+
+def test_every_asset_has_group_description_and_kind():
+    from pipeline.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    for key in graph.get_all_asset_keys():
+        node = graph.get(key)
+        assert node.group_name and node.group_name != "default", key
+        assert node.description, key
+        assert node.kinds, key
+
+
+def test_price_refresh_skips_spec_and_model_stages():
+    from pipeline.definitions import defs
+    from pipeline.run import price_selection
+
+    selected = {k.to_user_string() for k in price_selection().resolve(defs.resolve_asset_graph())}
+    assert {"raw_prices", "core_price_history", "out_rankings", "pages_prices", "site"} <= selected
+    assert not {"raw_gpus", "core_gpus", "core_spec_claims", "raw_models", "out_memory_requirements",
+                "out_vram_fit", "pages_specs", "pages_estimates"} & selected
+
+
+if __name__ == "__main__":
+    SNAPSHOT.write_text(json.dumps(current_graph(), indent=1) + "\n")
+    print(f"wrote {SNAPSHOT}")
