@@ -14,10 +14,11 @@ def esc(value) -> str:
     """Escape untrusted text for a Markdown table cell or paragraph (HTML and Markdown syntax)."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return ""
-    text = html.escape(str(value), quote=True)
-    for ch in ("\\", "|", "*", "_", "`", "[", "]", "#"):
-        text = text.replace(ch, "\\" + ch if ch != "|" else "&#124;")
-    return text.replace("\n", " ")
+    text = str(value)
+    for ch in ("\\", "*", "_", "`", "[", "]", "#"):
+        text = text.replace(ch, "\\" + ch)
+    # HTML last (its entities contain '#'), then the table-cell separator as an entity
+    return html.escape(text, quote=True).replace("|", "&#124;").replace("\n", " ")
 
 
 def num(value, digits: int = 3) -> str:

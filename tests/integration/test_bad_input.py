@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
@@ -133,3 +134,30 @@ def test_price_refresh_touches_only_prices(good_build):
     finally:
         shutil.rmtree(new)
         write_checksums(good_build / "sources")
+
+
+def test_untrusted_text_is_escaped_on_the_site(good_build):
+    """An offering name with HTML in a price file shows as text, never as markup."""
+    from pipeline.run import price_selection
+
+    folder = good_build / "sources" / "prices" / "lambda" / "2026-12-01"
+    shutil.copytree(good_build / "sources" / "prices" / "lambda" / "2026-09-20", folder)
+    try:
+        lines = (folder / "prices.csv").read_text(encoding="utf-8").splitlines()
+        cells = lines[1].split(",")
+        cells[0] = '<img src=x onerror=alert(1)>*evil*'
+        lines[1] = ",".join(cells)
+        (folder / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_checksums(good_build / "sources")
+        outcome = materialize(price_selection(), incremental=True)
+        assert outcome.ok, outcome.errors
+        page = (good_build / "build" / "site" / "prices" / "index.html").read_text(encoding="utf-8")
+        # chart data sits in <script type="application/json"> (inert: only "</" is escaped there, and the
+        # tooltips escape HTML); everywhere else the text must arrive escaped
+        markup = re.sub(r'<script type="application/json".*?</script>', "", page, flags=re.S)
+        assert "&lt;img src=x onerror=alert(1)&gt;" in markup
+        assert "<img src=x" not in markup and "<em>evil</em>" not in markup
+    finally:
+        shutil.rmtree(folder)
+        write_checksums(good_build / "sources")
+        assert materialize(price_selection(), incremental=True).ok

@@ -1,0 +1,29 @@
+"""Untrusted text from sources is escaped before it reaches a page."""
+
+from pipeline.render.markdown import chart, esc, table, url_link
+
+
+def test_html_and_markdown_are_neutralised():
+    text = esc('<script>alert("x")</script> | **bold** [link](javascript:alert(1))')
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert "|" not in text  # would split a table cell
+    assert "**" not in text and "\\[link\\]" in text  # no emphasis, no link syntax
+
+
+def test_only_http_urls_become_links():
+    assert url_link("x", "javascript:alert(1)") == "x"
+    link = url_link('a"b', 'https://example.com/?q="><script>')
+    assert link.startswith('<a href="https://example.com/?q=&quot;&gt;&lt;script&gt;"')
+    assert "a&quot;b" in link
+
+
+def test_chart_json_cannot_close_its_script_tag():
+    html = chart("c", {"data": {"values": [{"name": "</script><script>alert(1)</script>", "v": float("nan")}]}})
+    body = html.split(">", 2)[2]
+    assert "</script><script>" not in body.split("</script>\n")[0]
+    assert '"v":null' in html
+
+
+def test_table_cells_stay_in_their_columns():
+    md = table(["a", "b"], [[esc("x|y"), esc("z")]])
+    assert md.splitlines()[2].count("|") == 3
