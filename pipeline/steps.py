@@ -110,6 +110,9 @@ def load_parameters(con: duckdb.DuckDBPyConnection, parameters_file: Path = PARA
     rows.append({"name": "reference_model", "value": None, "value_list": None,
                  "value_text": ranking["reference_model"], "unit": "model",
                  "description": "Model whose decode speed feeds the inference ranking", "citation": None})
+    rows.append({"name": "reference_training_model", "value": None, "value_list": None,
+                 "value_text": ranking["reference_training_model"], "unit": "model",
+                 "description": "Model whose fine-tuning throughput feeds the training ranking", "citation": None})
     frame = pd.DataFrame(rows)
     con.execute("""create or replace table core_parameters (
         name varchar primary key, value double, value_list double[], value_text varchar,

@@ -295,8 +295,9 @@ def ranking_page(con, workload: str) -> str:
                     + [num(getattr(r, f"{c}_component")) for c in comps]
                     + [money(r.cheapest_usd_per_gpu_hour, 3), num(r.score_per_usd), num(r.value_rank)])
     intro = {
-        "training": "Training rewards dense BF16 compute, memory for model states, bandwidth, and a fast GPU-to-GPU "
-                    "link for multi-GPU jobs.",
+        "training": "Training rewards fine-tuning throughput (dense BF16 compute at a stated MFU), the share of "
+                    "catalogue models whose full fine-tune fits on eight of the GPU, memory bandwidth, and a fast "
+                    "GPU-to-GPU link for multi-GPU jobs.",
         "inference": "Inference rewards decode speed (memory bandwidth against the bytes read per token), the "
                      "share of catalogue models that fit on one GPU, and low-precision throughput.",
     }[workload]

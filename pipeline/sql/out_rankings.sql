@@ -18,11 +18,25 @@ fits as (
     group by all
 ),
 
+training_reference as (
+    select gpu_id, tokens_per_s_per_gpu
+    from out_training_estimates
+    where model_id = (select value_text from core_parameters where name = 'reference_training_model')
+        and method = 'full'
+),
+
+training_fits as (
+    select gpu_id, avg(fits::integer) as share_fitting
+    from out_vram_fit_detail
+    where workload = 'training' and method = 'full' and recompute = 'selective' and gpu_count = 8
+    group by all
+),
+
 component_inputs as (
     select
         g.gpu_id,
-        g.best_16bit_tflops as compute_bf16,
-        g.memory_gb as memory,
+        t.tokens_per_s_per_gpu as training_throughput,
+        tf.share_fitting as training_fit,
         g.memory_bandwidth_gbs as bandwidth,
         coalesce(g.nvlink_gbs, 0) as interconnect,
         r.decode_per_gpu as decode,
@@ -32,6 +46,8 @@ component_inputs as (
     from core_gpus as g
     left join reference as r using (gpu_id)
     left join fits as f using (gpu_id)
+    left join training_reference as t using (gpu_id)
+    left join training_fits as tf using (gpu_id)
     left join core_cheapest_offers as c using (gpu_id)
 ),
 
@@ -39,8 +55,8 @@ normalised as (
     unpivot (
         select
             gpu_id,
-            compute_bf16 / max(compute_bf16) over () as compute_bf16,
-            memory / max(memory) over () as memory,
+            training_throughput / max(training_throughput) over () as training_throughput,
+            training_fit / nullif(max(training_fit) over (), 0) as training_fit,
             bandwidth / max(bandwidth) over () as bandwidth,
             interconnect / nullif(max(interconnect) over (), 0) as interconnect,
             decode / max(decode) over () as decode,
@@ -48,7 +64,7 @@ normalised as (
             low_precision_compute / max(low_precision_compute) over () as low_precision_compute
         from component_inputs
     )
-    on compute_bf16, memory, bandwidth, interconnect, decode, fit, low_precision_compute
+    on training_throughput, training_fit, bandwidth, interconnect, decode, fit, low_precision_compute
     into name component value normalised
 ),
 
@@ -68,9 +84,10 @@ scores as (
         gpu_id,
         workload,
         100 * sum(weight * normalised) as score,
-        count(normalised) = count(*) as complete,
-        max(normalised) filter (where component = 'compute_bf16') as compute_bf16_component,
-        max(normalised) filter (where component = 'memory') as memory_component,
+        -- unpivot drops unknown (NULL) components: complete when every weighted component is present
+        count(*) = (select count(*) from core_ranking_weights as w2 where w2.workload = any_value(weighted.workload)) as complete,
+        max(normalised) filter (where component = 'training_throughput') as training_throughput_component,
+        max(normalised) filter (where component = 'training_fit') as training_fit_component,
         max(normalised) filter (where component = 'bandwidth') as bandwidth_component,
         max(normalised) filter (where component = 'interconnect') as interconnect_component,
         max(normalised) filter (where component = 'decode') as decode_component,
@@ -86,8 +103,8 @@ select
     round(s.score, 2) as score,
     rank() over (partition by s.workload order by s.score desc) as rank,
     s.complete as all_components_known,
-    s.compute_bf16_component,
-    s.memory_component,
+    s.training_throughput_component,
+    s.training_fit_component,
     s.bandwidth_component,
     s.interconnect_component,
     s.decode_component,

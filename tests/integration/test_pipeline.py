@@ -92,6 +92,11 @@ def test_vram_fit_covers_models_and_sums(db):
 def test_rankings_have_both_workloads(db):
     rows = dict(db.execute("select workload, count(*) from rankings group by all").fetchall())
     assert rows["training"] == rows["inference"] == db.execute("select count(*) from gpus").fetchone()[0]
+    # the P100 PCIe has no sourced figures: its missing components are flagged, not silently zero
+    flags = dict(db.execute("""select workload, all_components_known from rankings
+                               where gpu_id = 'nvidia-p100-pcie-16gb'""").fetchall())
+    assert flags == {"training": False, "inference": False}
+    assert db.execute("select count(*) from rankings where all_components_known").fetchone()[0] > 60
 
 
 def test_every_view_column_is_documented(db):
