@@ -7,7 +7,8 @@ with identity as (
         name,
         form_factor,
         segment,
-        architecture,
+        -- variants of one chip share its architecture: a variant whose own source omits it takes the family's
+        coalesce(architecture, max(architecture) over (partition by family)) as architecture,
         cast(release_year as integer) as release_year,
         coalesce(cast(gpus_per_product as integer), 1) as gpus_per_product,
         -- per-GPU memory: a two-die module's memory is split between its dies

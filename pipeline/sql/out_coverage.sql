@@ -1,19 +1,30 @@
--- Which canonical figures are missing, per GPU (NULL = nobody we read publishes it).
-with cols as (
+-- Which canonical figures are missing, per GPU (NULL = nobody we read publishes it). A precision the
+-- architecture does not support is not missing: TF32 from Ampere and CDNA 3, BF16 from Ampere and
+-- CDNA 2, INT8 tensor from Turing (Volta has none).
+with expected as (
+    select
+        *,
+        coalesce(architecture in ('Ampere', 'Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 3', 'CDNA 4'), true) as has_tf32,
+        coalesce(architecture in ('Ampere', 'Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 2', 'CDNA 3', 'CDNA 4'), true) as has_bf16,
+        coalesce(architecture <> 'Volta', true) as has_int8_tensor
+    from core_gpus
+),
+
+cols as (
     unpivot (
         select
             gpu_id,
             memory_bandwidth_gbs is null as memory_bandwidth_gbs,
             fp32_tflops is null as fp32_tflops,
-            tf32_tflops is null and has_tensor_cores as tf32_tflops,
-            bf16_tflops is null and has_tensor_cores as bf16_tflops,
+            tf32_tflops is null and has_tensor_cores and has_tf32 as tf32_tflops,
+            bf16_tflops is null and has_tensor_cores and has_bf16 as bf16_tflops,
             fp16_tflops is null and has_tensor_cores as fp16_tflops,
-            int8_tops is null and has_tensor_cores as int8_tops,
+            int8_tops is null and has_tensor_cores and has_int8_tensor as int8_tops,
             fp64_tflops is null as fp64_tflops,
             tdp_w is null as tdp_w,
             launch_price_usd is null as launch_price_usd,
             release_year is null as release_year
-        from core_gpus
+        from expected
     )
     on memory_bandwidth_gbs, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, int8_tops,
         fp64_tflops, tdp_w, launch_price_usd, release_year
