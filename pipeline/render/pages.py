@@ -242,7 +242,10 @@ def methodology_page(con) -> str:
         "- BF16/FP16 canonical rates use **FP32 accumulate** (what mixed-precision training uses); GeForce cards' "
         "FP16-accumulate rates stay as claims.",
         "- INT8 is in TOPS, never in a TFLOPS column; a precision a GPU lacks is NULL, never 0.",
-        "- Priority: vendor datasheet › copy of a vendor datasheet › curated dataset (Epoch AI, TechPowerUp mirrors) › article.", "",
+        "- Priority: vendor datasheet › copy of a vendor datasheet › curated dataset (Epoch AI, TechPowerUp mirrors) › article.",
+        "- Variants of one chip (a family) share its architecture: a variant whose source omits it takes the family's.",
+        "- Coverage counts a figure as missing only where the architecture supports the precision (TF32 from Ampere "
+        "and CDNA 3, BF16 from Ampere and CDNA 2, INT8 tensor from Turing).", "",
         "## Memory", "",
         "- Weights: parameters × bytes per parameter (BF16 2, FP8 1, INT8 1, INT4 0.5 + group scales). MoE: all experts.",
         "- KV cache: 2 × layers × kv_heads × head_dim × context × batch × bytes (GQA/MQA/MHA); MLA caches "
