@@ -5,7 +5,7 @@ PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 VENV := .venv/.synced
 # use the operating system's certificate store (machines behind a TLS-inspecting proxy)
-export UV_NATIVE_TLS ?= 1
+export UV_SYSTEM_CERTS ?= 1
 
 .PHONY: build test test-fast bench prices fetch dev validate clean setup browser
 
