@@ -63,7 +63,8 @@ def ranking_components(rankings: pd.DataFrame, weights: pd.DataFrame, workload: 
 
 
 def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
-    data = costs[(costs["precision"] == precision) & (costs["pricing_tier"] == "on-demand")]
+    data = costs[(costs["precision"] == precision) & (costs["pricing_tier"] == "on-demand")][
+        ["name", "provider", "offering", "usd_per_gpu_hour", "usd_per_tflop_hour"]]
     chart = alt.Chart(data).mark_point(filled=True, size=70).encode(
         x=alt.X("usd_per_tflop_hour:Q", title=f"$ per dense {precision.upper()} TFLOP-hour", scale=alt.Scale(type="log")),
         y=alt.Y("name:N", sort=alt.EncodingSortField(field="usd_per_tflop_hour", op="min"), title=None),
@@ -137,7 +138,8 @@ def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[st
 
 
 def price_history(history: pd.DataFrame, title: str) -> dict:
-    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["offering"])
+    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["offering"])[
+        ["series", "provider", "offering", "pricing_tier", "region", "observed_on", "usd_per_gpu_hour"]]
     chart = alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("observed_on:T", title="Observed on"),
         y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),

@@ -20,7 +20,11 @@ FIGURE_COLUMNS = [
 
 
 def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
-    return con.execute(sql, params or []).df()
+    frame = con.execute(sql, params or []).df()
+    for col in frame.columns:  # dates print as YYYY-MM-DD, not timestamps
+        if pd.api.types.is_datetime64_any_dtype(frame[col]):
+            frame[col] = frame[col].dt.strftime("%Y-%m-%d")
+    return frame
 
 
 def gpu_link(gpu_id: str, name: str, prefix: str = "gpus/") -> str:
