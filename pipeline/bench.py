@@ -76,7 +76,7 @@ def _bench_build(materialize, price_selection) -> None:
 # ------------------------------------------------------------------ vram_fit at scale
 def scaled_catalogue(con: duckdb.DuckDBPyConnection, source_db: Path, factor: int) -> None:
     """Copy the built catalogue and multiply models and GPUs by `factor` (synthetic variants)."""
-    con.execute("attach ? as atlas (read_only)", [str(source_db)])
+    con.execute("attach '" + str(source_db).replace("'", "''") + "' as atlas (read_only)")
     con.execute("create table core_parameters as select * from atlas.core_parameters")
     con.execute(f"""create table core_models as
         select * replace (model_id || '-syn' || i as model_id, params_b * (1 + i / 10) as params_b,

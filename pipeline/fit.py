@@ -17,7 +17,7 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
     """Run out_memory_requirements.sql and out_vram_fit.sql for one setting on the built database's tables."""
     con = duckdb.connect(":memory:")
     try:
-        con.execute("attach ? as atlas (read_only)", [str(database)])
+        con.execute("attach '" + str(database).replace("'", "''") + "' as atlas (read_only)")
         for table in ("core_models", "core_gpus", "core_parameters"):
             con.execute(f"create table {table} as select * from atlas.{table}")
         known = [r[0] for r in con.execute("select model_id from core_models order by 1").fetchall()]

@@ -123,3 +123,26 @@ def test_seed_model_memory_claims_are_explained(db):
     # its distill figures are 4-bit weights alone: not enough memory to run the model
     assert rows["deepseek-r1-distill-qwen-32b"] == "matches weights only at int4 without scales"
     assert db.execute("select count(*) from model_claims where classification is null").fetchone()[0] == 0
+
+
+def test_fit_command_breakdown_sums(built_site):
+    import json
+
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    env = {"GPU_ATLAS_DB": str(built_site["db"])}
+    result = CliRunner().invoke(app, ["fit", "--model", "llama-3.1-70b", "--precision", "fp8", "--context", "32768",
+                                      "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert sum(data["breakdown_gb"].values()) == pytest.approx(data["required_gb"])
+    assert data["breakdown_gb"]["weights_gb"] == pytest.approx(70.0)  # 70B parameters x 1 byte
+    # GQA: 2 x 80 layers x 8 KV heads x 128 x 32768 tokens x 2 bytes
+    assert data["breakdown_gb"]["kv_cache_gb"] == pytest.approx(2 * 80 * 8 * 128 * 32768 * 2 / 1e9)
+    by_gpu = {g["gpu_id"]: g for g in data["gpus"]}
+    assert by_gpu["nvidia-h100-sxm-80gb"]["gpus_needed"] == 2 and not by_gpu["nvidia-h100-sxm-80gb"]["fits_one_gpu"]
+    assert by_gpu["nvidia-h200-sxm-141gb"]["fits_one_gpu"]
+    bad = CliRunner().invoke(app, ["fit", "--model", "no-such-model"], env=env)
+    assert bad.exit_code == 2 and "unknown model" in bad.output
