@@ -34,10 +34,6 @@ class Paths:
         """Built static site (never `site/`, which holds the hand-written pages)."""
         return self.build / "site"
 
-    @property
-    def exports(self) -> Path:
-        return self.build / "exports"
-
 
 def paths() -> Paths:
     return Paths(

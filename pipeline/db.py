@@ -1,9 +1,8 @@
-"""DuckDB helpers: connect, run a named SQL file as a table, load a frame."""
+"""DuckDB helpers: run a named SQL file as a table (or view), load a frame, count and preview."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import duckdb
 import pandas as pd
@@ -11,14 +10,6 @@ import pandas as pd
 from .config import SQL_DIR
 
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
-
-
-def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path), read_only=read_only)
-    con.execute("set threads to 2")
-    return con
 
 
 def sql_text(name: str) -> str:

@@ -19,7 +19,6 @@ class AtlasPaths(dg.ConfigurableResource):
     exports_dir: str
     handwritten_dir: str
     mkdocs_config: str
-    database_path: str
 
     @property
     def sources(self) -> Path:
@@ -39,7 +38,6 @@ def default_resources(database: Path | None = None, build: Path | None = None) -
             exports_dir=str(build / "docs" / "downloads"),
             handwritten_dir=str(p.handwritten),
             mkdocs_config=str(p.mkdocs_config),
-            database_path=str(db),
         ),
     }
 

@@ -73,8 +73,3 @@ def chart(name: str, spec: dict, caption: str = "") -> str:
     cap = f'\n<p class="atlas-caption">{esc(caption)}</p>' if caption else ""
     return (f'<div class="atlas-chart" data-chart="{html.escape(name)}"></div>\n'
             f'<script type="application/json" class="atlas-spec" data-chart="{html.escape(name)}">{data}</script>{cap}\n')
-
-
-def admonition(kind: str, title: str, text: str) -> str:
-    body = "\n".join("    " + ln for ln in text.splitlines())
-    return f'!!! {kind} "{esc(title)}"\n{body}\n'

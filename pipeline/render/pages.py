@@ -8,7 +8,7 @@ import duckdb
 import pandas as pd
 
 from . import charts
-from .markdown import admonition, chart, esc, link, money, num, table, url_link
+from .markdown import chart, esc, link, money, num, table, url_link
 
 FIGURE_COLUMNS = [
     ("memory_gb", "Memory", "GB"), ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
