@@ -3,6 +3,8 @@ A failed run leaves the last good database and site untouched."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import time
@@ -13,8 +15,9 @@ import dagster as dg
 
 from .config import paths
 
-# assets a price change touches (and everything downstream of them)
-PRICE_ROOTS = ["raw_prices", "raw_aliases", "core_sources"]
+# a price change re-runs the price inputs and everything downstream of them, plus the source register
+PRICE_ROOTS = ["raw_prices", "raw_aliases"]
+SOURCE_REGISTER = "core_sources"
 
 
 @dataclass
@@ -47,11 +50,28 @@ def _swap_dir(new: Path, final: Path) -> None:
         shutil.rmtree(old)
 
 
+@contextlib.contextmanager
+def _exclusive(build: Path):
+    """One build at a time per build folder: they share the staging locations."""
+    build.mkdir(parents=True, exist_ok=True)
+    with open(build / ".lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(f"another GPU Atlas build is running on {build}; wait for it to finish") from None
+        yield
+
+
 def materialize(selection: dg.AssetSelection | None = None, incremental: bool = False) -> Outcome:
     """Run the graph (or `selection`) into staging, then swap.
 
     incremental: start from a copy of the current database and generated pages (price refresh).
     """
+    with _exclusive(paths().build):
+        return _materialize(selection, incremental)
+
+
+def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outcome:
     from .defs.resources import default_resources
 
     p = paths()
@@ -127,4 +147,4 @@ def materialize(selection: dg.AssetSelection | None = None, incremental: bool = 
 
 def price_selection() -> dg.AssetSelection:
     """The price inputs, everything downstream of them, and the source register."""
-    return dg.AssetSelection.assets(*PRICE_ROOTS[:2]).downstream() | dg.AssetSelection.assets(PRICE_ROOTS[2])
+    return dg.AssetSelection.assets(*PRICE_ROOTS).downstream() | dg.AssetSelection.assets(SOURCE_REGISTER)
