@@ -72,15 +72,23 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     offers = df(con, "select * from core_price_offers where gpu_id is not null order by usd_per_gpu_hour")
     history = df(con, "select * from core_price_history where gpu_id is not null order by observed_on")
     ranks = df(con, "select * from out_rankings")
+    fits = df(con, """select f.gpu_id, f.precision, string_agg(f.model_id, ', ' order by m.params_b desc) as models,
+                             count(*) as n
+                      from out_vram_fit_detail as f join core_models as m using (model_id)
+                      where f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1
+                        and f.gpu_count = 1 and f.fits and f.precision in ('bf16', 'fp8', 'int4')
+                        and f.context_tokens = least(4096, coalesce(m.max_context, 4096))
+                      group by all""")
     pages = {}
     for g in gpus.itertuples():
         pages[f"gpus/{g.gpu_id}.md"] = gpu_page(g, gpus, claims[claims.gpu_id == g.gpu_id],
                                                 offers[offers.gpu_id == g.gpu_id],
-                                                history[history.gpu_id == g.gpu_id], ranks[ranks.gpu_id == g.gpu_id])
+                                                history[history.gpu_id == g.gpu_id], ranks[ranks.gpu_id == g.gpu_id],
+                                                fits[fits.gpu_id == g.gpu_id])
     return pages
 
 
-def gpu_page(g, gpus, claims, offers, history, ranks) -> str:
+def gpu_page(g, gpus, claims, offers, history, ranks, fits) -> str:
     variants = gpus[(gpus.family == g.family) & (gpus.gpu_id != g.gpu_id)]
     out = [f"# {esc(g.name)}", ""]
     facts = [
@@ -99,6 +107,11 @@ def gpu_page(g, gpus, claims, offers, history, ranks) -> str:
     if len(ranks):
         out += ["", "**Rankings:** " + " · ".join(
             f"{esc(r.workload)} #{int(r.rank)} (score {r.score:.1f})" for r in ranks.itertuples())]
+    if len(fits):
+        out += ["", "## Models that fit on one", "",
+                "Inference, 4k context, batch 1, KV cache BF16 (all settings: [VRAM fit](../vram-fit.md)).", "",
+                table(["Weights", "Models", "Which"],
+                      [[esc(f.precision), str(f.n), esc(f.models)] for f in fits.sort_values("precision").itertuples()])]
     out += ["", "## Canonical figures", "",
             "Dense figures chosen by rule: vendor datasheet over a copy of it over a curated dataset; "
             "a figure printed only with sparsity is halved.", ""]
