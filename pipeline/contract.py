@@ -178,6 +178,7 @@ COLUMN_DOCS = {
     "multi_gpu_has_nvlink": "for more than one GPU: whether the GPU has NVLink",
     # inference
     "gpus_used": "GPUs the deployment needs at the serving batch",
+    "single_node": "the deployment fits in one 8-GPU server (the bounds ignore inter-node networking)",
     "decode_tokens_per_s": "decode tokens/s for one sequence (bandwidth bound)",
     "batch_decode_tokens_per_s": "aggregate decode tokens/s at the serving batch",
     "prefill_tokens_per_s": "prefill tokens/s (compute bound)",

@@ -77,7 +77,8 @@ def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
 
 
 def token_cost(estimates: pd.DataFrame, model: str) -> dict:
-    data = estimates[(estimates["model_id"] == model)].dropna(subset=["usd_per_million_tokens"])
+    data = estimates[(estimates["model_id"] == model) & estimates["single_node"]].dropna(subset=["usd_per_million_tokens"])[
+        ["name", "precision", "gpus_used", "batch_decode_tokens_per_s", "usd_per_million_tokens"]]
     chart = alt.Chart(data).mark_bar().encode(
         x=alt.X("usd_per_million_tokens:Q", title="$ per million output tokens (cheapest on-demand offer)"),
         y=alt.Y("name:N", sort="x", title=None),
@@ -86,7 +87,7 @@ def token_cost(estimates: pd.DataFrame, model: str) -> dict:
         tooltip=[alt.Tooltip("name:N", title="GPU"), "precision:N", alt.Tooltip("gpus_used:Q", title="GPUs"),
                  alt.Tooltip("batch_decode_tokens_per_s:Q", title="tokens/s (batch)", format=",.0f"),
                  alt.Tooltip("usd_per_million_tokens:Q", title="$/M tokens", format="$.3f")],
-    ).properties(width=WIDTH, title=f"Serving cost for {model}")
+    ).properties(width=WIDTH, title=f"Serving cost for {model} (deployments of up to 8 GPUs)")
     return _spec(chart)
 
 

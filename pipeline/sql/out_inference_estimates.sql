@@ -42,6 +42,7 @@ select
     e.precision,
     e.context_tokens,
     e.gpus as gpus_used,
+    e.gpus <= 8 as single_node,  -- more than 8 GPUs means several servers: the bounds ignore the network
     -- one sequence: every step reads the active weights and its KV cache
     e.gpus * e.memory_bandwidth_gbs * 1e9 * param('decode_bandwidth_efficiency')
         / (e.active_params_b * 1e9 * e.bytes_per_param + e.kv_gb_per_sequence * 1e9) as decode_tokens_per_s,
