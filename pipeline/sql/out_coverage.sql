@@ -23,11 +23,14 @@ cols as (
             fp64_tflops is null as fp64_tflops,
             tdp_w is null as tdp_w,
             launch_price_usd is null as launch_price_usd,
-            release_year is null as release_year
+            release_year is null as release_year,
+            architecture is null as architecture,
+            memory_type is null as memory_type,
+            memory_gb is null as memory_gb
         from expected
     )
     on memory_bandwidth_gbs, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, int8_tops,
-        fp64_tflops, tdp_w, launch_price_usd, release_year
+        fp64_tflops, tdp_w, launch_price_usd, release_year, architecture, memory_type, memory_gb
     into name figure value missing
 )
 
