@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import tempfile
 import time
 from collections import defaultdict
@@ -37,18 +36,10 @@ def stage_of(step_key: str) -> str:
 def bench_build() -> None:
     from .run import materialize, price_selection
 
-    saved = {k: os.environ.get(k) for k in ("GPU_ATLAS_DB", "GPU_ATLAS_BUILD")}
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["GPU_ATLAS_DB"] = str(Path(tmp) / "atlas.duckdb")
-        os.environ["GPU_ATLAS_BUILD"] = str(Path(tmp) / "build")
-        try:
-            _bench_build(materialize, price_selection)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+    from .config import paths_overridden
+
+    with tempfile.TemporaryDirectory() as tmp, paths_overridden(Path(tmp) / "atlas.duckdb", Path(tmp) / "build"):
+        _bench_build(materialize, price_selection)
 
 
 def _bench_build(materialize, price_selection) -> None:

@@ -3,6 +3,7 @@ relative to the repository root, so nothing assumes a machine-specific location.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,22 @@ def paths() -> Paths:
         handwritten=_path("GPU_ATLAS_SITE_SRC", ROOT / "site"),
         mkdocs_config=_path("GPU_ATLAS_MKDOCS", ROOT / "mkdocs.yml"),
     )
+
+
+@contextlib.contextmanager
+def paths_overridden(database: Path, build: Path):
+    """Point the pipeline at another database and build folder for the duration (benchmarks, tests)."""
+    names = {"GPU_ATLAS_DB": str(database), "GPU_ATLAS_BUILD": str(build)}
+    saved = {k: os.environ.get(k) for k in names}
+    os.environ.update(names)
+    try:
+        yield paths()
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 PARAMETERS_FILE = PACKAGE / "parameters.yml"

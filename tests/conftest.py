@@ -3,7 +3,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import os
 import shutil
 from pathlib import Path
 
@@ -50,19 +49,11 @@ def isolated_paths(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The real pipeline run once on the real sources into a temporary folder (database + site)."""
-    base = tmp_path_factory.mktemp("atlas")
-    old = {k: os.environ.get(k) for k in ("GPU_ATLAS_DB", "GPU_ATLAS_BUILD")}
-    os.environ["GPU_ATLAS_DB"] = str(base / "data" / "gpu_atlas.duckdb")
-    os.environ["GPU_ATLAS_BUILD"] = str(base / "build")
-    try:
-        from pipeline.run import materialize
+    from pipeline.config import paths_overridden
+    from pipeline.run import materialize
 
+    base = tmp_path_factory.mktemp("atlas")
+    with paths_overridden(base / "data" / "gpu_atlas.duckdb", base / "build"):
         outcome = materialize()
         assert outcome.ok, "\n".join(outcome.errors)
         yield {"db": base / "data" / "gpu_atlas.duckdb", "site": base / "build" / "site", "outcome": outcome}
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
