@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from .db import create_table_from_sql
+from .db import create_table_from_sql, path_literal
 from .steps import define_macros
 
 STAGES = [("ingest", lambda k: k.startswith("raw_") and not k.endswith("_schema") or k == "core_sources"),
@@ -67,7 +67,7 @@ def _bench_build(materialize, price_selection) -> None:
 # ------------------------------------------------------------------ vram_fit at scale
 def scaled_catalogue(con: duckdb.DuckDBPyConnection, source_db: Path, factor: int) -> None:
     """Copy the built catalogue and multiply models and GPUs by `factor` (synthetic variants)."""
-    con.execute("attach '" + str(source_db).replace("'", "''") + "' as atlas (read_only)")
+    con.execute(f"attach {path_literal(source_db)} as atlas (read_only)")
     con.execute("create table core_parameters as select * from atlas.core_parameters")
     con.execute(f"""create table core_models as
         select * replace (model_id || '-syn' || i as model_id, params_b * (1 + i / 10) as params_b,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import duckdb
 import pandas as pd
@@ -22,10 +23,15 @@ def _ident(name: str) -> str:
     return name
 
 
-def create_table_from_sql(con: duckdb.DuckDBPyConnection, table: str, sql_name: str | None = None) -> int:
-    """(Re)create `table` from pipeline/sql/<sql_name>.sql; returns its row count."""
+def path_literal(path: Path | str) -> str:
+    """A file path as a SQL string literal (ATTACH and COPY take no parameters)."""
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def create_table_from_sql(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """(Re)create `table` (or a view, for files starting `-- (view)`) from pipeline/sql/<table>.sql."""
     table = _ident(table)
-    text = sql_text(sql_name or table)
+    text = sql_text(table)
     kind = "view" if text.lstrip().startswith("-- (view)") else "table"
     con.execute(f"create or replace {kind} {table} as\n{text}")
     return row_count(con, table)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from .db import create_table_from_sql
+from .db import create_table_from_sql, path_literal
 from .steps import define_macros
 
 PARTS = ["weights_gb", "kv_cache_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb"]
@@ -17,7 +17,7 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
     """Run out_memory_requirements.sql and out_vram_fit.sql for one setting on the built database's tables."""
     con = duckdb.connect(":memory:")
     try:
-        con.execute("attach '" + str(database).replace("'", "''") + "' as atlas (read_only)")
+        con.execute(f"attach {path_literal(database)} as atlas (read_only)")
         for table in ("core_models", "core_gpus", "core_parameters"):
             con.execute(f"create table {table} as select * from atlas.{table}")
         known = [r[0] for r in con.execute("select model_id from core_models order by 1").fetchall()]

@@ -11,15 +11,11 @@ import vl_convert
 from dagster_duckdb import DuckDBResource
 
 from pipeline.contract import VIEWS
+from pipeline.db import path_literal
 from pipeline.render import pages
 from pipeline.steps import define_macros
 
 from .resources import AtlasPaths
-
-
-def quoted(path: Path) -> str:
-    """A file path as a SQL string literal (ATTACH and COPY take no parameters)."""
-    return "'" + str(path).replace("'", "''") + "'"
 
 
 def write_pages(docs: Path, generated: dict[str, str]) -> int:
@@ -81,15 +77,15 @@ def exports(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Materialize
     target = out / "gpu_atlas.duckdb"
     with database.get_connection() as con:
         current = con.execute("select current_database()").fetchone()[0]
-        con.execute(f"attach {quoted(target)} as download")
+        con.execute(f"attach {path_literal(target)} as download")
         try:
             con.execute(f'copy from database "{current}" to download')
         finally:
             con.execute("detach download")
         for view in VIEWS:
-            con.execute(f"copy (select * from {view}) to {quoted(out / (view + '.parquet'))} (format parquet)")
+            con.execute(f"copy (select * from {view}) to {path_literal(out / (view + '.parquet'))} (format parquet)")
             if view != "vram_fit":  # hundreds of thousands of rows: Parquet only
-                con.execute(f"copy (select * from {view}) to {quoted(out / (view + '.csv'))} (header)")
+                con.execute(f"copy (select * from {view}) to {path_literal(out / (view + '.csv'))} (header)")
     files = sorted(p.name for p in out.iterdir())
     return dg.MaterializeResult(metadata={"files": len(files), "bytes": sum(p.stat().st_size for p in out.iterdir())})
 

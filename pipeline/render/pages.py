@@ -203,7 +203,7 @@ def vram_fit_page(con) -> str:
     models = df(con, "select model_id, params_b from core_models order by params_b desc")
     gpus = df(con, """select gpu_id, name, memory_gb, memory_gb * param('usable_memory_fraction') as usable_gb
                       from core_gpus where memory_gb is not null order by memory_gb desc""")
-    contexts = [int(c) for c in con.execute("select unnest(param_list('inference_contexts'))").fetchnumpy()["unnest(param_list('inference_contexts'))"]]
+    contexts = [int(c) for c in con.execute("select param_list('inference_contexts')").fetchone()[0]]
     req = df(con, """select model_id || '|' || precision || '|' || context_tokens as key, required_gb, weights_gb, kv_cache_gb
                      from out_memory_requirements
                      where workload = 'inference' and kv_precision = 'bf16' and batch_size = 1""")
