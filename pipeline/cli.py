@@ -78,8 +78,8 @@ def checksums(write: bool = typer.Option(False, "--write", help="update sidecar 
 
 @app.command("fetch-prices")
 def fetch_prices(
-    provider: str = typer.Argument(..., help="provider with a public price API: azure"),
-    region: str = typer.Option("eastus", help="provider region"),
+    provider: str = typer.Argument(..., help="provider with a public price API: azure or aws"),
+    region: str | None = typer.Option(None, help="provider region (default: azure eastus, aws us-east-1)"),
     force: bool = typer.Option(False, help="replace today's snapshot if it exists"),
 ) -> None:
     """Fetch a new dated price snapshot (network) into sources/prices/<provider>/<today>/."""
@@ -89,7 +89,7 @@ def fetch_prices(
         typer.secho(f"no fetcher for {provider!r}; available: {', '.join(FETCHERS)}", fg="red", err=True)
         raise typer.Exit(2)
     try:
-        snapshot = FETCHERS[provider](region=region)
+        snapshot = FETCHERS[provider](region=region) if region else FETCHERS[provider]()
         target = write_snapshot(snapshot, paths().sources, force=force)
     except FetchError as exc:
         typer.secho(f"fetch failed: {exc}", fg="red", err=True)
