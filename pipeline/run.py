@@ -16,8 +16,9 @@ import dagster as dg
 from .config import paths
 
 # a price change re-runs the price inputs and everything downstream of them, plus the source register
+# (a new snapshot is a new source) and the page that lists it
 PRICE_ROOTS = ["raw_prices", "raw_aliases"]
-SOURCE_REGISTER = "core_sources"
+SOURCE_REGISTER = ["core_sources", "pages_sources"]
 
 
 @dataclass
@@ -88,8 +89,10 @@ def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outc
         if not p.database.exists():
             raise SystemExit(f"no database at {p.database}: run `gpu-atlas build` first")
         shutil.copy2(p.database, staging_db)
-        if p.docs.exists():
-            shutil.copytree(p.docs, staging_build / "docs")
+        # copies keep modification times: the site build re-renders only pages rewritten since
+        for sub in ("docs", "site"):
+            if (p.build / sub).exists():
+                shutil.copytree(p.build / sub, staging_build / sub)
 
     defs = _definitions()
     all_assets = list(defs.assets or [])
@@ -100,7 +103,7 @@ def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outc
     instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize(
         [*all_assets, *checks],
-        resources=default_resources(staging_db, staging_build),
+        resources=default_resources(staging_db, staging_build, incremental=incremental),
         instance=instance,
         raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
@@ -147,4 +150,4 @@ def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outc
 
 def price_selection() -> dg.AssetSelection:
     """The price inputs, everything downstream of them, and the source register."""
-    return dg.AssetSelection.assets(*PRICE_ROOTS).downstream() | dg.AssetSelection.assets(SOURCE_REGISTER)
+    return dg.AssetSelection.assets(*PRICE_ROOTS).downstream() | dg.AssetSelection.assets(*SOURCE_REGISTER)

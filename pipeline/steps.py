@@ -163,6 +163,13 @@ def build_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
     return create_table_from_sql(con, table)
 
 
+def view_reads() -> dict[str, set[str]]:
+    """Each public view of views.sql with the pipeline tables it reads."""
+    code = re.sub(r"--[^\n]*", "", sql_text("views"))
+    views = re.findall(r"create\s+or\s+replace\s+view\s+(\w+)\s+as\s+(.*?);", code, flags=re.S | re.I)
+    return {name: set(TABLE_REF.findall(body)) for name, body in views}
+
+
 def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute(sql_text("views"))
     return [r[0] for r in con.execute(

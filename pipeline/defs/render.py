@@ -13,17 +13,25 @@ from dagster_duckdb import DuckDBResource
 from pipeline.contract import VIEWS
 from pipeline.db import path_literal
 from pipeline.render import pages
-from pipeline.steps import define_macros
+from pipeline.render.site import build_site
+from pipeline.steps import define_macros, view_reads
 
 from .resources import AtlasPaths
 
 
 def write_pages(docs: Path, generated: dict[str, str]) -> int:
+    """Write generated pages; a page whose text is unchanged is left alone (with its old modification time),
+    so an incremental site build re-renders only the pages whose content changed. Returns pages written."""
+    written = 0
     for rel, text in generated.items():
         path = docs / rel
+        data = text.encode("utf-8")
+        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return len(generated)
+        path.write_bytes(data)
+        written += 1
+    return written
 
 
 @dg.asset(group_name="render", kinds={"markdown"},
@@ -49,7 +57,7 @@ def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDef
             define_macros(con)
             generated = fn(con)
         n = write_pages(Path(atlas_paths.docs_dir), generated)
-        return dg.MaterializeResult(metadata={"pages": n})
+        return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": n})
 
     return _asset
 
@@ -57,6 +65,9 @@ def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDef
 pages_specs = page_asset(
     "pages_specs", ["core_gpus", "core_spec_claims", "core_sources", "core_models", "out_model_claims"], pages.spec_pages,
     "GPU spec table and charts, sources, conflicts and model pages.")
+pages_sources = page_asset(
+    "pages_sources", ["core_sources"], pages.source_pages,
+    "The source list: every snapshot file and every document its sidecar cites.")
 pages_estimates = page_asset(
     "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters"], pages.estimate_pages,
     "VRAM-fit heatmaps and explorer, methodology with every parameter.")
@@ -68,26 +79,31 @@ pages_prices = page_asset(
 
 
 @dg.asset(group_name="render", kinds={"duckdb", "parquet", "csv"}, deps=["public_views", "site_docs_base"],
-          description="Downloads: the DuckDB file, and every public view as Parquet and CSV.")
-def exports(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
+          description="Downloads: the DuckDB file, and every public view as Parquet and CSV. A run that re-materialises "
+                      "only some tables (the price refresh) rewrites only the files of views that read them.")
+def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     out = Path(atlas_paths.exports_dir)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    target = out / "gpu_atlas.duckdb"
+    out.mkdir(parents=True, exist_ok=True)
+    selection = context.run.asset_selection
+    rerun = None if selection is None else {key.to_user_string() for key in selection}
+    reads = view_reads()
+    written = []
     with database.get_connection() as con:
-        current = con.execute("select current_database()").fetchone()[0]
-        con.execute(f"attach {path_literal(target)} as download")
-        try:
-            con.execute(f'copy from database "{current}" to download')
-        finally:
-            con.execute("detach download")
         for view in VIEWS:
-            con.execute(f"copy (select * from {view}) to {path_literal(out / (view + '.parquet'))} (format parquet)")
-            if view != "vram_fit":  # hundreds of thousands of rows: Parquet only
-                con.execute(f"copy (select * from {view}) to {path_literal(out / (view + '.csv'))} (header)")
-    files = sorted(p.name for p in out.iterdir())
-    return dg.MaterializeResult(metadata={"files": len(files), "bytes": sum(p.stat().st_size for p in out.iterdir())})
+            files = [out / f"{view}.parquet"] + ([] if view == "vram_fit" else [out / f"{view}.csv"])
+            unchanged = rerun is not None and not (reads.get(view, set()) & rerun)
+            if unchanged and all(f.is_file() for f in files):
+                continue
+            con.execute(f"copy (select * from {view}) to {path_literal(files[0])} (format parquet)")
+            if len(files) > 1:  # vram_fit has hundreds of thousands of rows: Parquet only
+                con.execute(f"copy (select * from {view}) to {path_literal(files[1])} (header)")
+            written.append(view)
+        # the database itself: checkpointed, so the file holds everything, then copied as a file
+        con.execute("checkpoint")
+        shutil.copyfile(database.database, out / "gpu_atlas.duckdb")
+    files = sorted(p for p in out.iterdir() if p.is_file())
+    return dg.MaterializeResult(metadata={"files": len(files), "views_written": len(written),
+                                          "bytes": sum(p.stat().st_size for p in files)})
 
 
 @dg.asset(group_name="render", kinds={"markdown"}, deps=["exports", "public_views"],
@@ -101,23 +117,18 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
 
 
 @dg.asset(group_name="render", kinds={"mkdocs"},
-          deps=["pages_specs", "pages_estimates", "pages_prices", "pages_data", "site_docs_base"],
-          description="mkdocs build --strict of the assembled pages into the static site.")
+          deps=["pages_specs", "pages_sources", "pages_estimates", "pages_prices", "pages_data", "site_docs_base"],
+          description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
+                      "only the pages whose Markdown changed are re-rendered and the search index is merged.")
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    cfg = load_config(config_file=atlas_paths.mkdocs_config, docs_dir=atlas_paths.docs_dir,
-                      site_dir=atlas_paths.site_dir, strict=True)
-    cfg.plugins.on_startup(command="build", dirty=False)
-    try:
-        build(cfg)
-    finally:
-        cfg.plugins.on_shutdown()
+    result = build_site(atlas_paths.mkdocs_config, atlas_paths.docs_dir, atlas_paths.site_dir,
+                        incremental=atlas_paths.incremental_site)
     pages_built = sum(1 for _ in Path(atlas_paths.site_dir).rglob("index.html"))
-    return dg.MaterializeResult(metadata={"html_pages": pages_built, "site_dir": atlas_paths.site_dir})
+    return dg.MaterializeResult(metadata={"html_pages": pages_built, "pages_rendered": result.pages_rendered,
+                                          "incremental": result.incremental, "search_entries": result.search_entries,
+                                          "site_dir": atlas_paths.site_dir})
 
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    return dg.Definitions(assets=[site_docs_base, pages_specs, pages_estimates, pages_prices, exports, pages_data, site])
+    return dg.Definitions(assets=[site_docs_base, pages_specs, pages_sources, pages_estimates, pages_prices, exports, pages_data, site])

@@ -19,13 +19,15 @@ class AtlasPaths(dg.ConfigurableResource):
     exports_dir: str
     handwritten_dir: str
     mkdocs_config: str
+    # re-render only the pages whose Markdown changed, starting from a copy of the last site (price refresh)
+    incremental_site: bool = False
 
     @property
     def sources(self) -> Path:
         return Path(self.sources_dir)
 
 
-def default_resources(database: Path | None = None, build: Path | None = None) -> dict:
+def default_resources(database: Path | None = None, build: Path | None = None, incremental: bool = False) -> dict:
     p = paths()
     db = database or p.database
     build = build or p.build
@@ -38,6 +40,7 @@ def default_resources(database: Path | None = None, build: Path | None = None) -
             exports_dir=str(build / "docs" / "downloads"),
             handwritten_dir=str(p.handwritten),
             mkdocs_config=str(p.mkdocs_config),
+            incremental_site=incremental,
         ),
     }
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import altair as alt
 import pandas as pd
 
@@ -138,15 +141,25 @@ def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[st
     return _spec(chart)
 
 
-def price_history(history: pd.DataFrame, title: str) -> dict:
-    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["offering"])[
-        ["series", "provider", "offering", "pricing_tier", "region", "observed_on", "usd_per_gpu_hour"]]
-    chart = alt.Chart(data).mark_line(point=True).encode(
+@functools.cache
+def _price_history_template() -> dict:
+    """The price-history chart, validated once; each GPU page fills in its own data and title."""
+    chart = alt.Chart(alt.Data(values=[])).mark_line(point=True).encode(
         x=alt.X("observed_on:T", title="Observed on"),
         y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
         color=alt.Color("series:N", title="Offer", legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
         tooltip=["provider:N", "offering:N", "pricing_tier:N", "region:N",
                  alt.Tooltip("observed_on:T", title="observed"),
                  alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f")],
-    ).properties(width=WIDTH, height=260, title=title)
+    ).properties(width=WIDTH, height=260, title="")
     return _spec(chart)
+
+
+def price_history(history: pd.DataFrame, title: str) -> dict:
+    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["offering"],
+                          observed_on=history["observed_on"].astype(str).str[:10])[
+        ["series", "provider", "offering", "pricing_tier", "region", "observed_on", "usd_per_gpu_hour"]]
+    spec = copy.deepcopy(_price_history_template())
+    spec["data"] = {"values": data.to_dict(orient="records")}
+    spec["title"] = title
+    return spec

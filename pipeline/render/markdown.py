@@ -35,6 +35,13 @@ def money(value, digits: int = 2) -> str:
     return f"${value:,.{digits}f}"
 
 
+def age(observed_on) -> str:
+    """A price's age, counted in the reader's browser from the observation date (ages.js), so a page stays
+    correct on every later day without a rebuild; without JavaScript it reads "since <date>"."""
+    day = html.escape(str(observed_on)[:10], quote=True)
+    return f'<time class="atlas-age" datetime="{day}">since {day}</time>'
+
+
 def link(text, href: str) -> str:
     return f"[{esc(text)}]({href})"
 

@@ -8,7 +8,7 @@ import duckdb
 import pandas as pd
 
 from . import charts
-from .markdown import chart, esc, link, money, num, table, url_link
+from .markdown import age, chart, esc, link, money, num, table, url_link
 
 FIGURE_COLUMNS = [
     ("memory_gb", "Memory", "GB"), ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
@@ -38,9 +38,11 @@ def _names(con) -> dict[str, str]:
 # ----------------------------------------------------------------------------- specs
 def spec_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     gpus = df(con, "select * from core_gpus order by best_16bit_tflops desc nulls last, name")
-    pages = {"gpus/index.md": gpu_index(gpus), "conflicts.md": conflicts_page(con),
-             "sources.md": sources_page(con), "models.md": models_page(con)}
-    return pages
+    return {"gpus/index.md": gpu_index(gpus), "conflicts.md": conflicts_page(con), "models.md": models_page(con)}
+
+
+def source_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return {"sources.md": sources_page(con)}
 
 
 def gpu_index(gpus: pd.DataFrame) -> str:
@@ -66,30 +68,40 @@ def gpu_index(gpus: pd.DataFrame) -> str:
 
 
 def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    gpus = df(con, "select * from core_gpus")
+    gpus = df(con, "select * from core_gpus order by name")
     claims = df(con, """select c.*, s.title, s.url, s.accessed_on, s.publisher from core_spec_claims as c
-                        left join core_sources as s using (source_id) order by metric, precision, sparsity""")
-    offers = df(con, "select * from core_price_offers where gpu_id is not null order by usd_per_gpu_hour")
-    history = df(con, "select * from core_price_history where gpu_id is not null order by observed_on")
-    ranks = df(con, "select * from out_rankings")
-    fits = df(con, """select f.gpu_id, f.precision, string_agg(f.model_id, ', ' order by m.params_b desc) as models,
+                        left join core_sources as s using (source_id)
+                        order by metric, precision, sparsity, unit_kind, accumulate, c.source_id, c.source_row""")
+    offers = df(con, """select * from core_price_offers where gpu_id is not null
+                        order by usd_per_gpu_hour, provider, offering, pricing_tier, statistic, region""")
+    history = df(con, """select * from core_price_history where gpu_id is not null
+                         order by observed_on, provider, offering, pricing_tier, statistic, region""")
+    ranks = df(con, "select * from out_rankings order by workload, gpu_id")
+    fits = df(con, """select f.gpu_id, f.precision, string_agg(f.model_id, ', ' order by m.params_b desc, f.model_id) as models,
                              count(*) as n
                       from out_vram_fit_detail as f join core_models as m using (model_id)
                       where f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1
                         and f.gpu_count = 1 and f.fits and f.precision in ('bf16', 'fp8', 'int4')
                         and f.context_tokens = least(4096, coalesce(m.max_context, 4096))
                       group by all""")
-    pages = {}
-    for g in gpus.itertuples():
-        pages[f"gpus/{g.gpu_id}.md"] = gpu_page(g, gpus, claims[claims.gpu_id == g.gpu_id],
-                                                offers[offers.gpu_id == g.gpu_id],
-                                                history[history.gpu_id == g.gpu_id], ranks[ranks.gpu_id == g.gpu_id],
-                                                fits[fits.gpu_id == g.gpu_id])
-    return pages
+    # rows grouped by GPU once (itertuples per page would dominate the render time)
+    def grouped(frame: pd.DataFrame) -> dict[str, list]:
+        out: dict[str, list] = {}
+        for row in frame.itertuples(index=False):
+            out.setdefault(row.gpu_id, []).append(row)
+        return out
+
+    claims_by, offers_by, ranks_by, fits_by = (grouped(f) for f in (claims, offers, ranks, fits))
+    history_by = dict(tuple(history.groupby("gpu_id", sort=False)))
+    all_gpus = list(gpus.itertuples(index=False))
+    return {f"gpus/{g.gpu_id}.md": gpu_page(g, all_gpus, claims_by.get(g.gpu_id, []), offers_by.get(g.gpu_id, []),
+                                             history_by.get(g.gpu_id), ranks_by.get(g.gpu_id, []),
+                                             fits_by.get(g.gpu_id, []))
+            for g in all_gpus}
 
 
-def gpu_page(g, gpus, claims, offers, history, ranks, fits) -> str:
-    variants = gpus[(gpus.family == g.family) & (gpus.gpu_id != g.gpu_id)]
+def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | None, ranks: list, fits: list) -> str:
+    variants = [v for v in gpus if v.family == g.family and v.gpu_id != g.gpu_id]
     out = [f"# {esc(g.name)}", ""]
     facts = [
         ("Vendor", esc(g.vendor)), ("Architecture", esc(g.architecture) or "–"), ("Form factor", esc(g.form_factor)),
@@ -102,40 +114,39 @@ def gpu_page(g, gpus, claims, offers, history, ranks, fits) -> str:
         ("GPUs per product", num(g.gpus_per_product)),
     ]
     out.append(table(["Fact", "Value"], [[k, v] for k, v in facts]))
-    if len(variants):
-        out += ["", "**Other variants:** " + " · ".join(gpu_link(v.gpu_id, v.name, "") for v in variants.itertuples())]
-    if len(ranks):
+    if variants:
+        out += ["", "**Other variants:** " + " · ".join(gpu_link(v.gpu_id, v.name, "") for v in variants)]
+    if ranks:
         out += ["", "**Rankings:** " + " · ".join(
-            f"{esc(r.workload)} #{int(r.rank)} (score {r.score:.1f})" for r in ranks.itertuples())]
-    if len(fits):
+            f"{esc(r.workload)} #{int(r.rank)} (score {r.score:.1f})" for r in ranks)]
+    if fits:
         out += ["", "## Models that fit on one", "",
                 "Inference, 4k context, batch 1, KV cache BF16 (all settings: [VRAM fit](../vram-fit.md)).", "",
                 table(["Weights", "Models", "Which"],
-                      [[esc(f.precision), str(f.n), esc(f.models)] for f in fits.sort_values("precision").itertuples()])]
+                      [[esc(f.precision), str(f.n), esc(f.models)] for f in sorted(fits, key=lambda f: f.precision)])]
     out += ["", "## Canonical figures", "",
             "Dense figures chosen by rule: vendor datasheet over a copy of it over a curated dataset; "
             "a figure printed only with sparsity is halved.", ""]
-    canon = claims[claims.is_canonical]
     rows = [[esc(c.metric), esc(c.precision), esc(c.unit_kind), esc(c.sparsity), num(c.value), esc(c.unit),
              num(c.value / 2 if c.sparsity == "sparse" else c.value), url_link(c.title or c.source_id, c.url),
-             esc(c.source_kind), esc(c.accessed_on)] for c in canon.itertuples()]
+             esc(c.source_kind), esc(c.accessed_on)] for c in claims if c.is_canonical]
     out.append(table(["Metric", "Precision", "Kind", "Sparsity", "Printed", "Unit", "Dense", "Source", "Source kind",
                       "Accessed"], rows))
-    other = claims[~claims.is_canonical]
-    if len(other):
+    other = [c for c in claims if not c.is_canonical]
+    if other:
         out += ["", "## Every other figure and how it compares", ""]
         rows = [[esc(c.metric), esc(c.precision), esc(c.sparsity), num(c.value) if pd.notna(c.value) else esc(c.value_text),
                  esc(c.classification), esc(c.explanation), url_link(c.title or c.source_id, c.url)]
-                for c in other.itertuples()]
+                for c in other]
         out.append(table(["Metric", "Precision", "Sparsity", "Value", "Class", "Explanation", "Source"], rows))
     out += ["", "## Cloud prices", ""]
-    if len(offers):
+    if offers:
         rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier),
-                 esc(o.statistic), esc(o.region), esc(o.observed_on), f"{int(o.age_days)} days"] for o in offers.itertuples()]
+                 esc(o.statistic), esc(o.region), esc(o.observed_on), age(o.observed_on)] for o in offers]
         out.append(table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Statistic", "Region", "Observed", "Age"], rows))
     else:
         out.append("No current offer maps to this variant.")
-    if history["observed_on"].nunique() > 1:  # a single snapshot is not a history
+    if history is not None and history["observed_on"].nunique() > 1:  # a single snapshot is not a history
         out += ["", chart("history", charts.price_history(history, f"Price history: {g.name}"))]
     return "\n".join(out) + "\n"
 
@@ -143,10 +154,10 @@ def gpu_page(g, gpus, claims, offers, history, ranks, fits) -> str:
 def conflicts_page(con) -> str:
     claims = df(con, """select c.*, g.name, s.title, s.url from core_spec_claims as c
                         join core_gpus as g using (gpu_id) left join core_sources as s using (source_id)
-                        where c.source_kind = 'article' order by s.title, c.source_row""")
+                        where c.source_kind = 'article' order by s.title, c.source_file, c.source_row""")
     summary = claims.groupby("classification").size().sort_values(ascending=False)
     vendor = df(con, """select classification, count(*) as n from core_spec_claims
-                        where source_kind <> 'article' group by all order by n desc""")
+                        where source_kind <> 'article' group by all order by n desc, classification""")
     out = ["# Sources and conflicts", "",
            "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
            "datasheet value by rule (first match wins): **agrees** (within 2.5%); **sparse figure** (2 × dense); "
@@ -172,7 +183,7 @@ def conflicts_page(con) -> str:
 
 
 def sources_page(con) -> str:
-    src = df(con, "select * from core_sources order by kind, publisher, title")
+    src = df(con, "select * from core_sources order by kind, publisher, title, source_id")
     rows = [[esc(s.kind), esc(s.publisher), url_link(s.title, s.url), esc(s.accessed_on), esc(s.published_on),
              f"`{esc(s.file)}`"] for s in src.itertuples()]
     return "\n".join(["# Sources", "",
@@ -182,7 +193,7 @@ def sources_page(con) -> str:
 
 
 def models_page(con) -> str:
-    models = df(con, "select m.*, s.url from core_models as m left join core_sources as s using (source_id) order by params_b")
+    models = df(con, "select m.*, s.url from core_models as m left join core_sources as s using (source_id) order by params_b, model_id")
     rows = [[esc(m.name), esc(m.developer), num(m.params_b), num(m.active_params_b), esc(m.attention_kind),
              num(m.layers), num(m.hidden_size), num(m.attention_heads), num(m.kv_heads), num(m.head_dim),
              num(m.max_context), num(m.sliding_window), num(m.kv_lora_rank),
@@ -200,19 +211,21 @@ def estimate_pages(con) -> dict[str, str]:
 
 
 def vram_fit_page(con) -> str:
-    models = df(con, "select model_id, params_b from core_models order by params_b desc")
+    models = df(con, "select model_id, params_b from core_models order by params_b desc, model_id")
     gpus = df(con, """select gpu_id, name, memory_gb, memory_gb * param('usable_memory_fraction') as usable_gb
-                      from core_gpus where memory_gb is not null order by memory_gb desc""")
+                      from core_gpus where memory_gb is not null order by memory_gb desc, gpu_id""")
     contexts = [int(c) for c in con.execute("select param_list('inference_contexts')").fetchone()[0]]
     req = df(con, """select model_id || '|' || precision || '|' || context_tokens as key, required_gb, weights_gb, kv_cache_gb
                      from out_memory_requirements
-                     where workload = 'inference' and kv_precision = 'bf16' and batch_size = 1""")
+                     where workload = 'inference' and kv_precision = 'bf16' and batch_size = 1
+                     order by key""")
     # contexts capped at a model's maximum: also key the nominal context so every choice resolves
     capped = df(con, """select r.model_id || '|' || r.precision || '|' || c.ctx as key, r.required_gb, r.weights_gb, r.kv_cache_gb
                         from out_memory_requirements as r join core_models as m using (model_id)
                         cross join (select unnest(param_list('inference_contexts'))::integer as ctx) as c
                         where r.workload = 'inference' and r.kv_precision = 'bf16' and r.batch_size = 1
-                          and m.max_context < c.ctx and r.context_tokens = m.max_context""")
+                          and m.max_context < c.ctx and r.context_tokens = m.max_context
+                        order by key""")
     req = pd.concat([req, capped]).drop_duplicates("key")
     heat = {}
     for label, where in [
@@ -226,7 +239,8 @@ def vram_fit_page(con) -> str:
         fit = df(con, f"""select f.model_id as model, g.name as gpu, g.memory_gb, m.params_b, f.required_gb, f.gpus_needed
                           from out_vram_fit_detail as f join core_gpus as g using (gpu_id) join core_models as m using (model_id)
                           where gpu_count = 1 and {where}
-                            and (f.workload = 'training' or f.context_tokens = least(4096, m.max_context))""")
+                            and (f.workload = 'training' or f.context_tokens = least(4096, m.max_context))
+                          order by model, gpu""")
         heat[label] = fit
     out = ["# VRAM fit", "",
            "Which models fit on which GPUs, and how many GPUs each needs. **GB means 10⁹ bytes** throughout. "
@@ -306,7 +320,7 @@ def price_pages(con) -> dict[str, str]:
 
 def ranking_page(con, workload: str) -> str:
     ranks = df(con, """select r.*, g.name from out_rankings as r join core_gpus as g using (gpu_id)
-                       where workload = ? order by rank""", [workload])
+                       where workload = ? order by rank, gpu_id""", [workload])
     weights = df(con, "select * from core_ranking_weights where workload = ?", [workload])
     comps = list(weights.component)
     rows = []
@@ -330,7 +344,8 @@ def ranking_page(con, workload: str) -> str:
                  rows, sortable=True)]
     if workload == "inference":
         est = df(con, """select e.*, g.name from out_inference_estimates as e join core_gpus as g using (gpu_id)
-                         where model_id = (select value_text from core_parameters where name = 'reference_model')""")
+                         where model_id = (select value_text from core_parameters where name = 'reference_model')
+                         order by all""")
         model = con.execute("select value_text from core_parameters where name = 'reference_model'").fetchone()[0]
         out += ["", f"## Serving cost: {esc(model)}", "",
                 f"Batch {int(param(con, 'serving_batch'))}, {int(param(con, 'reference_context'))}-token context, "
@@ -339,7 +354,7 @@ def ranking_page(con, workload: str) -> str:
                 chart("token-cost", charts.token_cost(est, model))]
     else:
         est = df(con, """select t.*, g.name from out_training_estimates as t join core_gpus as g using (gpu_id)
-                         where model_id = 'llama-3.1-8b' order by finetune_usd nulls last""")
+                         where model_id = 'llama-3.1-8b' order by finetune_usd nulls last, gpu_id, method""")
         rows = [[gpu_link(e.gpu_id, e.name), esc(e.method), num(e.gpus_needed), num(e.tokens_per_s_per_gpu),
                  num(e.finetune_hours), money(e.finetune_usd, 0)] for e in est.itertuples()]
         out += ["", "## Fine-tuning Llama 3.1 8B on 1 B tokens", "",
@@ -354,7 +369,7 @@ def param(con, name: str) -> float:
 
 def cost_page(con) -> str:
     costs = df(con, """select c.*, g.name from out_cost_per_tflop as c join core_gpus as g using (gpu_id)
-                       order by precision, usd_per_tflop_hour""")
+                       order by precision, usd_per_tflop_hour, gpu_id, provider, offering, region""")
     best = costs[costs.pricing_tier == "on-demand"].sort_values("usd_per_tflop_hour").groupby("precision").head(10)
     rows = [[esc(c.precision), gpu_link(c.gpu_id, c.name), esc(c.provider), esc(c.offering), money(c.usd_per_gpu_hour, 3),
              num(c.dense_tflops), money(c.usd_per_tflop_hour, 4)] for c in best.itertuples()]
@@ -369,16 +384,17 @@ def cost_page(con) -> str:
 
 def prices_page(con) -> str:
     offers = df(con, """select o.*, g.name from core_price_offers as o left join core_gpus as g using (gpu_id)
-                        order by o.provider, o.usd_per_gpu_hour""")
+                        order by o.provider, o.usd_per_gpu_hour, o.offering, o.pricing_tier, o.statistic, o.region, o.gpu_id""")
     history = df(con, """select h.*, g.name from core_price_history as h join core_gpus as g using (gpu_id)
                          where h.gpu_id in (select gpu_id from core_price_history group by all
-                                            having count(distinct observed_on) > 1)""")
+                                            having count(distinct observed_on) > 1)
+                         order by g.name, h.provider, h.offering, h.pricing_tier, h.statistic, h.region, h.observed_on""")
     providers = df(con, """select provider, count(*) as offers, count(gpu_id) as mapped, max(observed_on) as observed_on,
-                           max(age_days) as age_days from core_price_offers group by all order by provider""")
+                           from core_price_offers group by all order by provider""")
     rows = [[esc(o.provider), esc(o.offering), gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
              num(o.gpu_count), money(o.usd_per_hour, 3), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier), esc(o.statistic),
-             esc(o.region), esc(o.observed_on), f"{int(o.age_days)} d"] for o in offers.itertuples()]
-    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.observed_on), f"{int(p.age_days)} days"]
+             esc(o.region), esc(o.observed_on), age(o.observed_on)] for o in offers.itertuples()]
+    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.observed_on), age(p.observed_on)]
             for p in providers.itertuples()]
     out = ["# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
@@ -397,7 +413,8 @@ def prices_page(con) -> str:
 
 def changes_page(con) -> str:
     ch = df(con, """select c.*, g.name from out_price_changes as c left join core_gpus as g using (gpu_id)
-                    where change <> 'unchanged' order by provider, change, abs(change_pct) desc nulls last""")
+                    where change <> 'unchanged'
+                    order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region""")
     counts = df(con, "select provider, change, count(*) as n from out_price_changes group by all order by all")
     rows = [[esc(c.provider), esc(c.offering), esc(c.name) if pd.notna(c.name) else esc(c.provider_gpu_name),
              esc(c.pricing_tier), esc(c.region), f"**{esc(c.change)}**", money(c.previous_usd_per_gpu_hour, 3),
@@ -416,7 +433,7 @@ def changes_page(con) -> str:
 def coverage_page(con) -> str:
     cov = df(con, "select * from out_coverage order by missing_count desc, name")
     unmapped = df(con, """select provider, provider_gpu_name, gpu_memory_gb, count(*) as offers, max(observed_on) as last_seen
-                          from core_price_history where not mapped group by all order by provider, provider_gpu_name""")
+                          from core_price_history where not mapped group by all order by provider, provider_gpu_name, gpu_memory_gb""")
     models = df(con, """select model_id, concat_ws(', ',
                             case when hidden_size is null then 'hidden_size' end, case when head_dim is null then 'head_dim' end,
                             case when max_context is null then 'max_context' end,
@@ -444,8 +461,8 @@ def coverage_page(con) -> str:
 
 def home_page(con) -> str:
     top = df(con, """select r.workload, g.name, r.gpu_id, r.score, r.value_rank, r.rank from out_rankings as r
-                     join core_gpus as g using (gpu_id) where r.rank = 1 or r.value_rank = 1""")
-    gpus = df(con, "select * from core_gpus")
+                     join core_gpus as g using (gpu_id) where r.rank = 1 or r.value_rank = 1 order by all""")
+    gpus = df(con, "select * from core_gpus order by name")
     counts = con.execute("""select (select count(*) from core_gpus), (select count(distinct provider) from core_price_offers),
                              (select count(*) from core_price_offers), (select count(*) from core_models),
                              (select max(observed_on) from core_price_offers),

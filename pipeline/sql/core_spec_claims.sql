@@ -101,7 +101,7 @@ best_number as (
     select distinct on (claim_id) *
     from number_matches
     where match_rank is not null
-    order by claim_id, match_rank, gap
+    order by claim_id, match_rank, gap, ref_gpu_id, ref_precision, ref_label  -- ties broken the same way every build
 ),
 
 text_matches as (
@@ -118,7 +118,7 @@ text_matches as (
 ),
 
 best_text as (
-    select distinct on (claim_id) * from text_matches order by claim_id, match_rank
+    select distinct on (claim_id) * from text_matches order by claim_id, match_rank, ref_gpu_id
 ),
 
 own_canonical as (

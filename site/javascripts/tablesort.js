@@ -1,6 +1,8 @@
 // Click a header of a table inside .atlas-sortable to sort by that column (numbers numerically).
 (function () {
   function value(cell) {
+    var age = cell.querySelector("[data-days]");  // price ages (ages.js) sort by their day count
+    if (age) return Number(age.getAttribute("data-days"));
     var raw = cell.textContent.trim();
     if (raw === "" || raw === "–") return null;  // missing values sort last either way
     var text = raw.replace(/[$,%]/g, "").replace(/\s.*$/, "");

@@ -103,3 +103,27 @@ def test_screenshot_home(server, browser, built_site):
     page.screenshot(path=str(out), full_page=True)
     assert out.stat().st_size > 10_000
     page.close()
+
+
+def test_price_ages_are_counted_in_the_browser(server, browser):
+    import datetime as dt
+
+    page = browser.new_page()
+    page.goto(server + "prices/")
+    page.wait_for_selector("time.atlas-age[data-days]")
+    ages = page.locator("time.atlas-age")
+    assert ages.count() > 100
+    today = dt.datetime.now(dt.timezone.utc).date()
+    for i in (0, ages.count() - 1):
+        age = ages.nth(i)
+        observed = dt.date.fromisoformat(age.get_attribute("datetime"))
+        days = int(age.get_attribute("data-days"))
+        assert abs(days - (today - observed).days) <= 1  # the browser's local day may differ from UTC by one
+        assert age.inner_text() in ("today", "1 day", f"{days} days")
+    # the Age column sorts by day count, not by its text
+    table = page.locator(".atlas-sortable table").last
+    age_col = table.locator("th").count() - 1
+    table.locator("th").nth(age_col).click()
+    days = [int(d) for d in table.locator("time.atlas-age").evaluate_all("els => els.map(e => e.dataset.days)")]
+    assert days == sorted(days) and days[0] < days[-1]
+    page.close()

@@ -92,10 +92,13 @@ def test_vram_fit_covers_models_and_sums(db):
 def test_rankings_have_both_workloads(db):
     rows = dict(db.execute("select workload, count(*) from rankings group by all").fetchall())
     assert rows["training"] == rows["inference"] == db.execute("select count(*) from gpus").fetchone()[0]
-    # the P100 PCIe has no sourced figures: its missing components are flagged, not silently zero
-    flags = dict(db.execute("""select workload, all_components_known from rankings
-                               where gpu_id = 'nvidia-p100-pcie-16gb'""").fetchall())
-    assert flags == {"training": False, "inference": False}
+    # a GPU missing a figure has its unknown components flagged, never silently scored as zero
+    wrong = db.execute("""select count(*) from rankings where all_components_known <> case workload
+        when 'training' then training_throughput_component is not null and training_fit_component is not null
+                             and bandwidth_component is not null and interconnect_component is not null
+        else decode_component is not null and fit_component is not null and low_precision_compute_component is not null
+        end""").fetchone()[0]
+    assert wrong == 0
     assert db.execute("select count(*) from rankings where all_components_known").fetchone()[0] > 60
 
 

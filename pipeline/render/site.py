@@ -1,0 +1,107 @@
+"""The MkDocs build of the assembled pages, full or incremental.
+
+A full build renders every page. An incremental build (the price refresh) starts from a copy of the
+last good site and re-renders only the pages whose Markdown changed since it was built (MkDocs' dirty
+mode, which compares modification times; unchanged pages are never rewritten, see `write_pages`).
+Dirty mode alone would leave the search index covering only the re-rendered pages, so the previous
+index is kept for every other page and the re-rendered pages' entries replace theirs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+SEARCH_INDEX = Path("search") / "search_index.json"
+DIRTY_WARNING = "A 'dirty' build is being performed"
+
+
+@dataclass
+class SiteBuild:
+    incremental: bool
+    pages_rendered: int
+    search_entries: int
+
+
+class _DropDirtyWarning(logging.Filter):
+    """MkDocs warns that dirty builds can leave navigation stale; ours cannot (the page set and nav are
+    unchanged in a price refresh, which the caller checks), and in strict mode that warning would abort."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(DIRTY_WARNING)
+
+
+def _page_of(location: str) -> str:
+    return location.split("#", 1)[0]
+
+
+def merge_search_index(previous: dict, rebuilt: dict) -> dict:
+    """The previous index with the entries of every re-rendered page replaced by the new ones, in page order."""
+    fresh: dict[str, list] = {}
+    for entry in rebuilt.get("docs", []):
+        fresh.setdefault(_page_of(entry["location"]), []).append(entry)
+    docs, placed = [], set()
+    for entry in previous.get("docs", []):
+        page = _page_of(entry["location"])
+        if page in fresh:
+            if page not in placed:
+                docs += fresh[page]
+                placed.add(page)
+            continue
+        docs.append(entry)
+    docs += [e for page, entries in fresh.items() if page not in placed for e in entries]
+    return {**previous, "config": rebuilt.get("config", previous.get("config")), "docs": docs}
+
+
+def _built_page(site: Path, md: Path) -> Path:
+    parts = md.with_suffix("").parts
+    if parts[-1] == "index":
+        parts = parts[:-1]
+    return site.joinpath(*parts, "index.html")
+
+
+def pages_all_built(docs: Path, site: Path) -> bool:
+    """Every Markdown page already has its built page (no page was added since the site was built)."""
+    return all(_built_page(site, md.relative_to(docs)).is_file() for md in docs.rglob("*.md"))
+
+
+def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Path, incremental: bool = False) -> SiteBuild:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    site = Path(site_dir)
+    index_path = site / SEARCH_INDEX
+    previous = None
+    if incremental and index_path.is_file() and pages_all_built(Path(docs_dir), site):
+        previous = json.loads(index_path.read_text(encoding="utf-8"))
+    dirty = previous is not None
+
+    cfg = load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir), strict=True)
+    build_logger = logging.getLogger("mkdocs.commands.build")
+    quiet = _DropDirtyWarning()
+    rendered: list[str] = []
+
+    class _Count:  # which pages this build rendered
+        def on_post_page(self, output, page, config):
+            rendered.append(page.file.src_uri)
+            return output
+
+    cfg.plugins["gpu-atlas-count"] = _Count()  # type: ignore[assignment]
+    cfg.plugins.on_startup(command="build", dirty=dirty)
+    build_logger.addFilter(quiet)
+    try:
+        build(cfg, dirty=dirty)
+    finally:
+        build_logger.removeFilter(quiet)
+        cfg.plugins.on_shutdown()
+
+    entries = None
+    if dirty:
+        merged = merge_search_index(previous, json.loads(index_path.read_text(encoding="utf-8")))
+        index_path.write_text(json.dumps(merged, separators=(",", ":")), encoding="utf-8")
+        entries = len(merged["docs"])
+    else:
+        entries = len(json.loads(index_path.read_text(encoding="utf-8"))["docs"])
+    return SiteBuild(incremental=dirty, pages_rendered=len(rendered), search_entries=entries)

@@ -1,0 +1,72 @@
+"""The price refresh re-renders only the pages whose content changed, and its site is the site a full build
+of the same sources gives: same pages byte for byte, same search index."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import paths_overridden
+from pipeline.run import materialize, price_selection
+from pipeline.sources import write_checksums
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def refreshed(tmp_path_factory):
+    """A full build, then a new Lambda snapshot (one price +10 %) and an incremental price refresh."""
+    base = tmp_path_factory.mktemp("refresh")
+    src = base / "sources"
+    shutil.copytree(ROOT / "sources", src)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GPU_ATLAS_SOURCES", str(src))
+    with paths_overridden(base / "data" / "atlas.duckdb", base / "build"):
+        assert materialize().ok
+        site = base / "build" / "site"
+        before = {p.relative_to(site): (p.stat().st_mtime_ns, p.read_bytes()) for p in site.rglob("*.html")}
+
+        old = src / "prices" / "lambda" / "2026-09-20"
+        new = old.parent / "2026-11-30"
+        shutil.copytree(old, new)
+        lines = (new / "prices.csv").read_text(encoding="utf-8").splitlines()
+        header = lines[0].split(",")
+        cells = lines[1].split(",")
+        cells[header.index("usd_per_hour")] = f"{float(cells[header.index('usd_per_hour')]) * 1.1:.4f}"
+        lines[1] = ",".join(cells)
+        (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_checksums(src)
+        outcome = materialize(price_selection(), incremental=True)
+        assert outcome.ok, outcome.errors
+    with paths_overridden(base / "full" / "atlas.duckdb", base / "full-build"):
+        assert materialize().ok
+    yield {"site": site, "full": base / "full-build" / "site", "before": before, "outcome": outcome}
+    mp.undo()
+
+
+def test_only_changed_pages_are_rendered_again(refreshed):
+    site, before = refreshed["site"], refreshed["before"]
+    after = {p.relative_to(site): (p.stat().st_mtime_ns, p.read_bytes()) for p in site.rglob("*.html")}
+    assert set(after) == set(before)
+    rerendered = {str(p) for p in after if after[p][0] != before[p][0]}
+    # pages that show prices and were affected; spec, model and method pages are untouched
+    assert "changes/index.html" in rerendered and "prices/index.html" in rerendered
+    assert not {"methodology/index.html", "vram-fit/index.html", "models/index.html", "conflicts/index.html"} & rerendered
+    assert len(rerendered) < len(after) / 2
+
+
+def test_incremental_site_equals_a_full_build(refreshed):
+    site, full = refreshed["site"], refreshed["full"]
+    pages = sorted(p.relative_to(full) for p in full.rglob("*.html"))
+    assert pages == sorted(p.relative_to(site) for p in site.rglob("*.html"))
+    differing = [str(p) for p in pages if (site / p).read_bytes() != (full / p).read_bytes()]
+    assert differing == []
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    full_index = json.loads((full / "search" / "search_index.json").read_text(encoding="utf-8"))
+    key = lambda e: (e["location"], e["title"], e["text"])  # noqa: E731
+    assert sorted(map(key, index["docs"])) == sorted(map(key, full_index["docs"]))
+    assert index["config"] == full_index["config"]
+    assert "2026-11-30" in (site / "changes" / "index.html").read_text(encoding="utf-8")
