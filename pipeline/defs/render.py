@@ -10,6 +10,7 @@ import dagster as dg
 import vl_convert
 from dagster_duckdb import DuckDBResource
 
+from pipeline.config import paths
 from pipeline.contract import VIEWS
 from pipeline.db import path_literal
 from pipeline.render import pages
@@ -122,7 +123,7 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
                       "only the pages whose Markdown changed are re-rendered and the search index is merged.")
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     result = build_site(atlas_paths.mkdocs_config, atlas_paths.docs_dir, atlas_paths.site_dir,
-                        incremental=atlas_paths.incremental_site)
+                        incremental=atlas_paths.incremental_site, template_cache=paths().build / ".cache" / "jinja")
     pages_built = sum(1 for _ in Path(atlas_paths.site_dir).rglob("index.html"))
     return dg.MaterializeResult(metadata={"html_pages": pages_built, "pages_rendered": result.pages_rendered,
                                           "incremental": result.incremental, "search_entries": result.search_entries,

@@ -2,12 +2,43 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
+import duckdb
 from dagster_duckdb import DuckDBResource
+from pydantic import PrivateAttr
 
 from pipeline.config import paths
+
+
+class AtlasDuckDB(DuckDBResource):
+    """The DuckDB resource, holding the database open for the whole run: each step gets a cursor on the open
+    database instead of reopening the file (which costs about 15 ms a step, a fifth of a small SQL step)."""
+
+    _held: Any = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._held = duckdb.connect(self.database, config=self.connection_config)
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        if self._held is not None:
+            self._held.close()
+            self._held = None
+
+    @contextmanager
+    def get_connection(self):
+        if self._held is None:  # used outside a run
+            with super().get_connection() as con:
+                yield con
+            return
+        cursor = self._held.cursor()
+        try:
+            yield cursor
+        finally:
+            cursor.close()
 
 
 class AtlasPaths(dg.ConfigurableResource):
@@ -32,7 +63,7 @@ def default_resources(database: Path | None = None, build: Path | None = None, i
     db = database or p.database
     build = build or p.build
     return {
-        "database": DuckDBResource(database=str(db), connection_config={"threads": 2}),
+        "database": AtlasDuckDB(database=str(db), connection_config={"threads": 2}),
         "atlas_paths": AtlasPaths(
             sources_dir=str(p.sources),
             docs_dir=str(build / "docs"),

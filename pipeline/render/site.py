@@ -14,6 +14,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+import jinja2
+
 SEARCH_INDEX = Path("search") / "search_index.json"
 DIRTY_WARNING = "A 'dirty' build is being performed"
 
@@ -67,7 +69,9 @@ def pages_all_built(docs: Path, site: Path) -> bool:
     return all(_built_page(site, md.relative_to(docs)).is_file() for md in docs.rglob("*.md"))
 
 
-def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Path, incremental: bool = False) -> SiteBuild:
+def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Path, incremental: bool = False,
+               template_cache: Path | None = None) -> SiteBuild:
+    """Build the site; template_cache keeps the theme's compiled Jinja templates between builds."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -83,12 +87,18 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
     quiet = _DropDirtyWarning()
     rendered: list[str] = []
 
-    class _Count:  # which pages this build rendered
-        def on_post_page(self, output, page, config):
+    class _Hooks:
+        def on_env(self, env, config, files):
+            if template_cache is not None:  # compiled templates are keyed by their source's checksum
+                template_cache.mkdir(parents=True, exist_ok=True)
+                env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(template_cache))
+            return env
+
+        def on_post_page(self, output, page, config):  # which pages this build rendered
             rendered.append(page.file.src_uri)
             return output
 
-    cfg.plugins["gpu-atlas-count"] = _Count()  # type: ignore[assignment]
+    cfg.plugins["gpu-atlas-hooks"] = _Hooks()  # type: ignore[assignment]
     cfg.plugins.on_startup(command="build", dirty=dirty)
     build_logger.addFilter(quiet)
     try:
