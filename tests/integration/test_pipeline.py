@@ -74,6 +74,13 @@ def test_every_offer_is_mapped_or_listed(db):
     assert db.execute("select count(distinct provider) from price_offers").fetchone()[0] >= 8
 
 
+def test_every_offer_of_the_seed_price_list_maps(db):
+    """Seed article 004's Paperspace list: every machine name is pinned to one variant (form factor and memory)."""
+    unmapped = db.execute("select distinct provider_gpu_name from price_history where provider = 'paperspace' and gpu_id is null").fetchall()
+    assert unmapped == []
+    assert db.execute("select count(distinct gpu_id) from price_history where provider = 'paperspace'").fetchone()[0] >= 14
+
+
 def test_price_per_gpu_hour_divides_instance_price(db):
     bad = db.execute("select count(*) from price_history where abs(usd_per_gpu_hour * gpu_count - usd_per_hour) > 1e-9").fetchone()[0]
     assert bad == 0
