@@ -1,5 +1,6 @@
-"""Automation for a deployed instance: a daily price refresh, and a sensor that refreshes as soon
-as a new price snapshot folder appears under sources/prices/."""
+"""Automation for a deployed instance: a weekly fetch of new price snapshots from the public price APIs,
+a sensor that refreshes the price-dependent assets as soon as a new snapshot folder appears under
+sources/prices/, and a daily refresh (price ages and snapshots added by hand). All start switched off."""
 
 from __future__ import annotations
 
@@ -37,6 +38,35 @@ def new_price_snapshot(context: dg.SensorEvaluationContext):
             yield dg.RunRequest(run_key=cursor[-200:], tags={"snapshot": newest})
 
 
+@dg.op(description="Fetch a dated snapshot from every public price API (network); a provider that fails is "
+                   "logged and skipped, and an existing snapshot of today is never overwritten.")
+def fetch_public_prices(context) -> list[str]:
+    from pipeline.fetch import FETCHERS, FetchError, write_snapshot
+
+    written = []
+    for provider, fetch in FETCHERS.items():
+        try:
+            target = write_snapshot(fetch(), paths().sources)
+        except FetchError as exc:
+            context.log.warning(f"{provider}: {exc}")
+            continue
+        context.log.info(f"{provider}: wrote {target}")
+        written.append(str(target))
+    return written
+
+
+@dg.job(description="Fetch new price snapshots; the new_price_snapshot sensor then refreshes the site.")
+def fetch_prices():
+    fetch_public_prices()
+
+
+weekly_fetch = dg.ScheduleDefinition(
+    name="weekly_price_fetch", job=fetch_prices, cron_schedule="17 6 * * 1",
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description="Fetch the public price APIs every Monday morning (turn on in a deployment, with the sensor).")
+
+
 @dg.definitions
 def defs() -> dg.Definitions:
-    return dg.Definitions(jobs=[price_refresh], schedules=[daily_prices], sensors=[new_price_snapshot])
+    return dg.Definitions(jobs=[price_refresh, fetch_prices], schedules=[daily_prices, weekly_fetch],
+                          sensors=[new_price_snapshot])

@@ -1,8 +1,10 @@
-"""The price sensor starts a refresh when a new snapshot folder appears, and not before."""
+"""The price sensor starts a refresh when a new snapshot folder appears, and not before; the fetch job writes
+snapshots from every price API and survives one that fails."""
 
 import dagster as dg
 
-from pipeline.defs.automation import daily_prices, new_price_snapshot, price_refresh
+from pipeline import fetch
+from pipeline.defs.automation import daily_prices, fetch_prices, new_price_snapshot, price_refresh, weekly_fetch
 
 
 def evaluate(cursor):
@@ -27,3 +29,25 @@ def test_sensor_fires_on_a_new_snapshot(tmp_path, monkeypatch):
 def test_schedule_targets_the_price_job():
     assert daily_prices.job_name == price_refresh.name == "price_refresh"
     assert daily_prices.cron_schedule == "0 6 * * *"
+
+
+def test_fetch_job_writes_snapshots_and_skips_a_failing_provider(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPU_ATLAS_SOURCES", str(tmp_path))
+    rows = [{"offering": "x.large", "gpu_name": "NVIDIA T4", "gpu_memory_gb": 16, "gpu_count": 1, "usd_per_hour": 0.5,
+             "pricing_tier": "on-demand", "statistic": "list", "region": "r1", "note": ""}]
+
+    def offline(**_):
+        raise fetch.FetchError("cannot reach example: are you offline?")
+
+    monkeypatch.setattr(fetch, "FETCHERS", {
+        "azure": offline,
+        "aws": lambda **_: fetch.Snapshot("aws", rows, "https://example.com/index.csv", "test", "test")})
+    (tmp_path / "prices" / "aws" / "2026-01-01").mkdir(parents=True)
+    _, cursor = evaluate(None)
+    result = fetch_prices.execute_in_process()
+    assert result.success
+    written = result.output_for_node("fetch_public_prices")
+    assert len(written) == 1 and "/prices/aws/" in written[0]
+    requests, _ = evaluate(cursor)  # the new folder starts a refresh
+    assert len(requests) == 1 and requests[0].tags["snapshot"].startswith("prices/aws/")
+    assert weekly_fetch.job_name == "fetch_prices"
