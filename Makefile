@@ -6,6 +6,9 @@ UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 VENV := .venv/.synced
 # use the operating system's certificate store (machines behind a TLS-inspecting proxy)
 export UV_SYSTEM_CERTS ?= 1
+# compile bytecode at install: many machines set PYTHONDONTWRITEBYTECODE, and compiling the
+# dependencies on every start costs seconds per command
+export UV_COMPILE_BYTECODE ?= 1
 
 .PHONY: build test test-fast bench prices fetch dev validate clean setup browser
 
