@@ -43,11 +43,18 @@ def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     vendor = docs / "javascripts" / "vendor"
     vendor.mkdir(parents=True, exist_ok=True)
     major_minor = ".".join(alt.VEGALITE_VERSION.split(".")[:2])
-    bundle = vl_convert.javascript_bundle(vl_version=major_minor)
-    (vendor / "vega-bundle.js").write_text(bundle, encoding="utf-8")
+    # bundling takes about a second and depends only on the versions: keep it between builds
+    cached = (paths().build / ".cache" /
+              f"vega-bundle-{vl_convert.__version__}-vl{major_minor}-vega{vl_convert.get_vega_version()}.js")
+    if not cached.is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(vl_convert.javascript_bundle(vl_version=major_minor), encoding="utf-8")
+        tmp.replace(cached)
+    shutil.copyfile(cached, vendor / "vega-bundle.js")
     return dg.MaterializeResult(metadata={
         "vega_lite": alt.VEGALITE_VERSION, "vega": vl_convert.get_vega_version(),
-        "vega_embed": vl_convert.get_vega_embed_version(), "bundle_bytes": len(bundle)})
+        "vega_embed": vl_convert.get_vega_embed_version(), "bundle_bytes": cached.stat().st_size})
 
 
 def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDefinition:
