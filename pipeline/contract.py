@@ -48,7 +48,7 @@ COLUMN_DOCS = {
     "int8_tops": "dense INT8 tensor rate, TOPS (operations, not FLOPs)",
     "fp64_tflops": "dense FP64 vector rate, TFLOPS",
     "tdp_w": "board power (TDP / TBP), W",
-    "nvlink_gbs": "GPU-to-GPU link bandwidth (NVLink, Infinity Fabric), GB/s; NULL = PCIe only",
+    "nvlink_gbs": "GPU-to-GPU link bandwidth per GPU (NVLink, NVLink bridge, Infinity Fabric), GB/s; NULL = no figure in the sources (PCIe only, or not published)",
     "launch_price_usd": "launch price (MSRP) in USD where one was published",
     "gpus_per_product": "GPUs (dies seen by software) in one sold product",
     "has_tensor_cores": "has tensor (matrix) cores",

@@ -130,6 +130,10 @@ def _as_date(value) -> dt.date | None:
     return None
 
 
+# libyaml's safe loader when PyYAML was built with it (several times faster), else the pure-Python one
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     """Load and check the provenance sidecar of one data file."""
     rel = str(data_file.relative_to(root.parent)) if root.parent in data_file.parents else str(data_file)
@@ -138,7 +142,7 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     if not side.exists():
         return {}, [Problem(rel, None, None, f"missing provenance sidecar {side.name}")]
     try:
-        meta = yaml.safe_load(side.read_text(encoding="utf-8"))
+        meta = yaml.load(side.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
         return {}, [Problem(side_rel, None, None, f"sidecar is not valid YAML: {exc}")]
     if not isinstance(meta, dict):

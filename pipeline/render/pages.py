@@ -108,7 +108,8 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
         ("Segment", esc(g.segment)),
         ("Release year", str(int(g.release_year)) if pd.notna(g.release_year) else "–"),
         ("Memory", f"{num(g.memory_gb)} GB {esc(g.memory_type)}"),
-        ("Interconnect", f"{num(g.nvlink_gbs)} GB/s" if pd.notna(g.nvlink_gbs) else "none (PCIe only)"),
+        ("GPU-to-GPU link", f"{num(g.nvlink_gbs)} GB/s" if pd.notna(g.nvlink_gbs)
+         else "no NVLink or fabric figure in the sources (PCIe only, or not published)"),
         ("TDP", f"{num(g.tdp_w)} W" if pd.notna(g.tdp_w) else "–"),
         ("Launch price", money(g.launch_price_usd, 0)),
         ("GPUs per product", num(g.gpus_per_product)),
