@@ -49,7 +49,8 @@ def test_snapshot_is_a_valid_dated_source(tmp_path):
         fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
 
 
-def test_offline_gives_a_clear_error(monkeypatch):
+@pytest.mark.parametrize("provider", sorted(fetch.FETCHERS))
+def test_offline_gives_a_clear_error(monkeypatch, provider):
     monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
     calls = []
 
@@ -58,7 +59,7 @@ def test_offline_gives_a_clear_error(monkeypatch):
         raise httpx.ConnectError("Name or service not known", request=request)
 
     with pytest.raises(fetch.FetchError, match="offline"):
-        fetch.fetch_azure(transport=httpx.MockTransport(handler))
+        fetch.FETCHERS[provider](transport=httpx.MockTransport(handler))
     assert len(calls) == 3  # retried
 
 

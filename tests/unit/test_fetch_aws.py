@@ -122,17 +122,7 @@ def test_no_gpu_rows_is_an_error():
         fetch.fetch_aws(transport=replay(offer=("\n".join(only_m5) + "\n").encode()))
 
 
-def test_offline_gives_a_clear_error(monkeypatch):
-    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
-    calls = []
-
-    def handler(request):
-        calls.append(1)
-        raise httpx.ConnectError("Name or service not known", request=request)
-
-    with pytest.raises(fetch.FetchError, match="offline"):
-        fetch.fetch_aws(transport=httpx.MockTransport(handler))
-    assert len(calls) == 3  # retried
+# offline: tests/unit/test_fetch.py::test_offline_gives_a_clear_error covers every fetcher
 
 
 @pytest.mark.parametrize("failing", ["region_index.json", "index.csv"])
