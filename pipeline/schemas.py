@@ -23,6 +23,7 @@ FIGURE_UNITS = {
     "tdp": "w",
     "interconnect_bandwidth": "gbs",
     "launch_price": "usd",
+    "release_year": "year",
 }
 # plausible ranges per unit-bearing metric (inclusive); outside is a typo or a wrong unit
 RANGES = {
@@ -30,6 +31,7 @@ RANGES = {
     "tdp": (20, 2_500),  # W
     "interconnect_bandwidth": (10, 5_000),  # GB/s
     "launch_price": (50, 100_000),  # USD
+    "release_year": (2010, 2030),
     "compute": (0.01, 50_000),  # TFLOPS / TOPS
 }
 
@@ -70,6 +72,12 @@ def _figure_range(df: pd.DataFrame) -> pd.Series:
     hi = df["metric"].map({k: v[1] for k, v in RANGES.items()})
     per_gpu = df["value"] / df["per_gpus"].fillna(1)
     return per_gpu.between(lo, hi) | lo.isna()
+
+
+def _year_is_whole(df: pd.DataFrame) -> pd.Series:
+    """a release year is a whole year of the whole product (never divided per GPU)."""
+    year = df["metric"].eq("release_year")
+    return ~year | ((df["value"] % 1 == 0) & df["per_gpus"].fillna(1).eq(1))
 
 
 def _accumulate_only_half(df: pd.DataFrame) -> pd.Series:
@@ -168,6 +176,7 @@ def spec_figures_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
             pa.Check(_figure_unit, error="unit does not fit the metric (INT8/INT4 in tops, floats in tflops)"),
             pa.Check(_figure_range, error="value outside the plausible range for the metric"),
             pa.Check(_accumulate_only_half, error="accumulate is only for bf16/fp16 tensor figures"),
+            pa.Check(_year_is_whole, error="a release year is a whole number with per_gpus empty or 1"),
             pa.Check(_sparse_is_twice_dense, error="sparse figure is not 2 x the dense figure of the same document"),
             pa.Check(_tensor_at_least_vector_fp32, error="dense tensor bf16/fp16 is below the vector fp32 rate"),
         ],

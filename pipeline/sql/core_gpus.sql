@@ -34,6 +34,7 @@ figures as (
         max(value) filter (where metric = 'tdp') as tdp_w,
         max(value) filter (where metric = 'interconnect_bandwidth') as nvlink_gbs,
         max(value) filter (where metric = 'launch_price') as launch_price_usd,
+        max(value) filter (where metric = 'release_year') as release_year,
         bool_or(derived_from_sparse) as has_derived_dense
     from core_canonical
     group by gpu_id
@@ -47,7 +48,8 @@ select
     i.architecture,
     i.form_factor,
     i.segment,
-    i.release_year,
+    -- a sourced release-year figure wins over the identity row's (which may come from a curated dataset)
+    coalesce(cast(f.release_year as integer), i.release_year) as release_year,
     i.memory_gb,
     i.memory_type,
     f.memory_bandwidth_gbs,

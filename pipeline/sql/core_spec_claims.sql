@@ -2,7 +2,7 @@
 -- Classes, first match wins: agrees; sparse figure (2 x dense); other rate (vector, FP16
 -- accumulate); another precision; another variant of the family; another GPU; unexplained.
 with canonical_numbers as (
-    select gpu_id, metric, precision, value from core_canonical
+    select gpu_id, metric, precision, value from core_canonical where metric <> 'release_year'
     union all
     select gpu_id, 'memory_size', null, memory_gb from core_gpus
     union all

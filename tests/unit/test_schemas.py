@@ -75,6 +75,15 @@ def test_tdp_plausible_range():
     assert any("plausible range" in p.rule for p in problems(bad))
 
 
+def test_release_year_is_a_whole_year_of_the_product():
+    assert problems([("g1", "release_year", None, None, None, None, "2023", "year", None, "d", None)]) == []
+    for value, per_gpus in (("2023.5", None), ("2023", "2")):
+        bad = [("g1", "release_year", None, None, None, None, value, "year", per_gpus, "d", None)]
+        assert any("whole number" in p.rule for p in problems(bad))
+    bad = [("g1", "release_year", None, None, None, None, "1999", "year", None, "d", None)]
+    assert any("plausible range" in p.rule for p in problems(bad))
+
+
 def test_unknown_gpu_and_non_numeric_value_are_named():
     bad = [("nope", "compute", "fp32", "vector", None, "dense", "abc", "tflops", None, "d", None)]
     found = problems(bad)
