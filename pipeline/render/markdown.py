@@ -46,11 +46,23 @@ def link(text, href: str) -> str:
     return f"[{esc(text)}]({href})"
 
 
-def url_link(text, url) -> str:
-    """A link to an external source URL; non-http(s) URLs are shown as text, not linked."""
+def shorten(text: str, limit: int) -> str:
+    """The text cut at a word boundary before `limit` characters, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:(-–")
+    return cut + "…"
+
+
+def url_link(text, url, limit: int | None = None) -> str:
+    """A link to an external source URL; non-http(s) URLs are shown as text, not linked.
+    With `limit`, a long text is shortened and shown whole as the link's tooltip."""
+    full = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
+    shown = shorten(full, limit) if limit else full
+    tip = f' title="{html.escape(full, quote=True)}"' if shown != full else ""
     if isinstance(url, str) and (url.startswith("https://") or url.startswith("http://")):
-        return f'<a href="{html.escape(url, quote=True)}" rel="nofollow noopener">{esc(text)}</a>'
-    return esc(text)
+        return f'<a href="{html.escape(url, quote=True)}" rel="nofollow noopener"{tip}>{esc(shown)}</a>'
+    return f'<span{tip}>{esc(shown)}</span>' if tip else esc(shown)
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]], sortable: bool = False) -> str:

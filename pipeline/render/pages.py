@@ -27,6 +27,33 @@ def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> 
     return frame
 
 
+SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title in the tooltip)
+
+
+KIND_LABELS = {"vendor_datasheet": "vendor", "vendor_datasheet_copy": "vendor (copy)", "curated_dataset": "curated",
+               "article": "article"}
+UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
+
+
+def figure_label(c) -> str:
+    """'bf16 tensor, FP32 accumulate' for a compute figure, 'memory bandwidth' for the others."""
+    if c.metric != "compute":
+        return esc(str(c.metric).replace("_", " "))
+    parts = [p for p in (c.precision, getattr(c, "unit_kind", None)) if isinstance(p, str)]
+    label = " ".join(parts)
+    accumulate = getattr(c, "accumulate", None)
+    if isinstance(accumulate, str):
+        label += f", {accumulate.upper()} accumulate"
+    return esc(label)
+
+
+def printed(c) -> str:
+    """The value with its unit as the source printed it, marked when it is a sparse figure."""
+    unit = UNIT_LABELS.get(c.unit, c.unit) if isinstance(c.unit, str) else ""
+    text = f"{num(c.value, 6)} {esc(unit)}".strip()
+    return text + " (sparse)" if c.sparsity == "sparse" else text
+
+
 def gpu_link(gpu_id: str, name: str, prefix: str = "gpus/") -> str:
     return link(name, f"{prefix}{gpu_id}.md")
 
@@ -128,18 +155,18 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
     out += ["", "## Canonical figures", "",
             "Dense figures chosen by rule: vendor datasheet over a copy of it over a curated dataset; "
             "a figure printed only with sparsity is halved.", ""]
-    rows = [[esc(c.metric), esc(c.precision), esc(c.unit_kind), esc(c.sparsity), num(c.value), esc(c.unit),
-             num(c.value / 2 if c.sparsity == "sparse" else c.value), url_link(c.title or c.source_id, c.url),
-             esc(c.source_kind), esc(c.accessed_on)] for c in claims if c.is_canonical]
-    out.append(table(["Metric", "Precision", "Kind", "Sparsity", "Printed", "Unit", "Dense", "Source", "Source kind",
-                      "Accessed"], rows))
+    rows = [[figure_label(c), printed(c), num(c.value / 2 if c.sparsity == "sparse" else c.value, 6),
+             url_link(c.title or c.source_id, c.url, SOURCE_CHARS), esc(KIND_LABELS.get(c.source_kind, c.source_kind)),
+             esc(c.accessed_on)]
+            for c in claims if c.is_canonical]
+    out.append(table(["Figure", "As printed", "Dense", "Source", "Kind", "Accessed"], rows))
     other = [c for c in claims if not c.is_canonical]
     if other:
         out += ["", "## Every other figure and how it compares", ""]
-        rows = [[esc(c.metric), esc(c.precision), esc(c.sparsity), num(c.value) if pd.notna(c.value) else esc(c.value_text),
-                 esc(c.classification), esc(c.explanation), url_link(c.title or c.source_id, c.url)]
+        rows = [[figure_label(c), printed(c) if pd.notna(c.value) else esc(c.value_text),
+                 esc(c.classification), esc(c.explanation), url_link(c.title or c.source_id, c.url, SOURCE_CHARS)]
                 for c in other]
-        out.append(table(["Metric", "Precision", "Sparsity", "Value", "Class", "Explanation", "Source"], rows))
+        out.append(table(["Figure", "Value", "Class", "Explanation", "Source"], rows))
     out += ["", "## Cloud prices", ""]
     if offers:
         rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier),

@@ -27,3 +27,13 @@ def test_chart_json_cannot_close_its_script_tag():
 def test_table_cells_stay_in_their_columns():
     md = table(["a", "b"], [[esc("x|y"), esc("z")]])
     assert md.splitlines()[2].count("|") == 3
+
+
+def test_long_source_titles_are_shortened_with_the_whole_title_as_tooltip():
+    title = "NVIDIA Ada GPU Architecture whitepaper v2.1, Appendix A <GeForce RTX 4090> rows quoted in a script"
+    link = url_link(title, "https://example.com/a.pdf", limit=40)
+    assert ">NVIDIA Ada GPU Architecture whitepaper…</a>" in link
+    assert 'title="NVIDIA Ada GPU Architecture whitepaper v2.1, Appendix A &lt;GeForce RTX 4090&gt;' in link
+    assert url_link("short", "https://example.com/", limit=40) == (
+        '<a href="https://example.com/" rel="nofollow noopener">short</a>')
+    assert url_link(title, None, limit=20).startswith("<span title=")
