@@ -1,10 +1,11 @@
 -- Which canonical figures are missing, per GPU (NULL = nobody we read publishes it). A precision the
--- architecture does not support is not missing: TF32 from Ampere and CDNA 3, BF16 from Ampere and
--- CDNA 2, INT8 tensor from Turing (Volta has none).
+-- architecture does not support is not missing: TF32 from Ampere and CDNA 3 (CDNA 4 emulates it in
+-- software through BF16, per AMD's ROCm documentation), BF16 from Ampere and CDNA 2, INT8 tensor from
+-- Turing (Volta has none).
 with expected as (
     select
         *,
-        coalesce(architecture in ('Ampere', 'Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 3', 'CDNA 4'), true) as has_tf32,
+        coalesce(architecture in ('Ampere', 'Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 3'), true) as has_tf32,
         coalesce(architecture in ('Ampere', 'Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 2', 'CDNA 3', 'CDNA 4'), true) as has_bf16,
         coalesce(architecture <> 'Volta', true) as has_int8_tensor
     from core_gpus
