@@ -75,7 +75,7 @@ def claims_classified(database: DuckDBResource) -> dg.AssetCheckResult:
     with database.get_connection() as con:
         unclassified = con.execute("select count(*) from core_spec_claims where classification is null").fetchone()[0]
         summary = con.execute("""select classification, count(*) from core_spec_claims
-                                 where source_kind = 'article' group by all order by 2 desc""").fetchall()
+                                 where claim_id like 'claim:%' group by all order by 2 desc""").fetchall()
     return dg.AssetCheckResult(passed=unclassified == 0,
                                metadata={"unclassified": unclassified,
                                          "article_claims": dg.MetadataValue.json(dict(summary))})

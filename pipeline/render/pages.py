@@ -182,10 +182,10 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
 def conflicts_page(con) -> str:
     claims = df(con, """select c.*, g.name, s.title, s.url from core_spec_claims as c
                         join core_gpus as g using (gpu_id) left join core_sources as s using (source_id)
-                        where c.source_kind = 'article' order by s.title, c.source_file, c.source_row""")
+                        where c.claim_id like 'claim:%' order by s.title, c.source_file, c.source_row""")
     summary = claims.groupby("classification").size().sort_values(ascending=False)
     vendor = df(con, """select classification, count(*) as n from core_spec_claims
-                        where source_kind <> 'article' group by all order by n desc, classification""")
+                        where claim_id like 'fig:%' group by all order by n desc, classification""")
     out = ["# Sources and conflicts", "",
            "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
            "datasheet value by rule (first match wins): **agrees** (within 2.5%); **sparse figure** (2 × dense); "
@@ -494,7 +494,7 @@ def home_page(con) -> str:
     counts = con.execute("""select (select count(*) from core_gpus), (select count(distinct provider) from core_price_offers),
                              (select count(*) from core_price_offers), (select count(*) from core_models),
                              (select max(observed_on) from core_price_offers),
-                             (select count(*) from core_spec_claims where source_kind = 'article')""").fetchone()
+                             (select count(*) from core_spec_claims where claim_id like 'claim:%')""").fetchone()
     picks = []
     for t in top.itertuples():
         what = f"Best {t.workload} GPU" if t.rank == 1 else f"Best {t.workload} value per $"
