@@ -130,11 +130,11 @@ def fit_command(
     typer.echo(f"{model} · {workload} · {setting} · {result['context_tokens']} tokens · batch {result['batch_size']}")
     typer.echo("memory (GB, 10^9 bytes): " + " + ".join(f"{k[:-3]} {v:,.2f}" for k, v in b.items())
                + f" = {result['required_gb']:,.2f}")
-    typer.echo(f"{'GPU':<48} {'memory':>8} {'usable':>8} {'GPUs':>5}  fits one  NVLink")
+    typer.echo(f"{'GPU':<48} {'memory':>8} {'usable':>8} {'GPUs':>5}  fits one  GPU link")
     for g in result["gpus"]:
         needed = "-" if g["gpus_needed"] is None else str(g["gpus_needed"])
         typer.echo(f"{g['name'][:48]:<48} {g['memory_gb']:>8,.0f} {g['usable_gb_per_gpu']:>8,.1f} {needed:>5}  "
-                   f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_nvlink'] else 'no'}")
+                   f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_gpu_link'] else 'no'}")
 
 
 def main() -> None:  # pragma: no cover

@@ -48,7 +48,7 @@ COLUMN_DOCS = {
     "int8_tops": "dense INT8 tensor rate, TOPS (operations, not FLOPs)",
     "fp64_tflops": "dense FP64 vector rate, TFLOPS",
     "tdp_w": "board power (TDP / TBP), W",
-    "nvlink_gbs": "GPU-to-GPU link bandwidth per GPU (NVLink, NVLink bridge, Infinity Fabric), GB/s; NULL = no figure in the sources (PCIe only, or not published)",
+    "interconnect_gbs": "GPU-to-GPU link bandwidth per GPU (NVLink, NVLink bridge, Infinity Fabric), GB/s; NULL = no figure in the sources (PCIe only, or not published)",
     "launch_price_usd": "launch price (MSRP) in USD where one was published",
     "gpus_per_product": "GPUs (dies seen by software) in one sold product",
     "has_tensor_cores": "has tensor (matrix) cores",
@@ -175,7 +175,7 @@ COLUMN_DOCS = {
     "fits": "fits on gpu_count GPUs",
     "scenario_id": "id of the model scenario (a row of the memory requirements)",
     "fits_one_gpu": "fits on one GPU",
-    "multi_gpu_has_nvlink": "for more than one GPU: whether the GPU has NVLink",
+    "multi_gpu_has_link": "for more than one GPU: whether the GPU has a GPU-to-GPU link figure (NVLink, NVLink bridge, Infinity Fabric)",
     # inference
     "gpus_used": "GPUs the deployment needs at the serving batch",
     "single_node": "the deployment fits in one 8-GPU server (the bounds ignore inter-node networking)",

@@ -37,7 +37,7 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
                  else "workload = 'training' and method = ? and recompute = ?")
         args = [precision, kv_precision] if workload == "inference" else [method, recompute]
         rows = con.execute(f"""
-            select f.*, g.name, g.memory_gb, g.nvlink_gbs
+            select f.*, g.name, g.memory_gb, g.interconnect_gbs
             from out_vram_fit_detail as f join core_gpus as g using (gpu_id)
             where {where}
             order by f.gpus_needed nulls last, g.memory_gb, g.name""", args).df()
@@ -65,7 +65,7 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
                 "usable_gb_per_gpu": float(r.usable_gb_per_gpu),
                 "gpus_needed": None if r.gpus_needed != r.gpus_needed else int(r.gpus_needed),
                 "fits_one_gpu": bool(r.fits_one_gpu),
-                "has_nvlink": r.nvlink_gbs == r.nvlink_gbs and r.nvlink_gbs is not None,
+                "has_gpu_link": r.interconnect_gbs == r.interconnect_gbs and r.interconnect_gbs is not None,
             }
             for r in rows.itertuples()
             if r.memory_gb == r.memory_gb

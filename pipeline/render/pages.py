@@ -15,7 +15,7 @@ FIGURE_COLUMNS = [
     ("fp32_tflops", "FP32 (vector)", "TFLOPS"), ("tf32_tflops", "TF32", "TFLOPS"),
     ("bf16_tflops", "BF16", "TFLOPS"), ("fp16_tflops", "FP16", "TFLOPS"), ("fp8_tflops", "FP8", "TFLOPS"),
     ("fp4_tflops", "FP4", "TFLOPS"), ("int8_tops", "INT8", "TOPS"), ("fp64_tflops", "FP64 (vector)", "TFLOPS"),
-    ("tdp_w", "TDP", "W"), ("nvlink_gbs", "NVLink / fabric", "GB/s"), ("launch_price_usd", "Launch price", "USD"),
+    ("tdp_w", "TDP", "W"), ("interconnect_gbs", "NVLink / fabric", "GB/s"), ("launch_price_usd", "Launch price", "USD"),
 ]
 
 
@@ -135,7 +135,7 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
         ("Segment", esc(g.segment)),
         ("Release year", str(int(g.release_year)) if pd.notna(g.release_year) else "–"),
         ("Memory", f"{num(g.memory_gb)} GB {esc(g.memory_type)}"),
-        ("GPU-to-GPU link", f"{num(g.nvlink_gbs)} GB/s" if pd.notna(g.nvlink_gbs)
+        ("GPU-to-GPU link", f"{num(g.interconnect_gbs)} GB/s" if pd.notna(g.interconnect_gbs)
          else "no NVLink or fabric figure in the sources (PCIe only, or not published)"),
         ("TDP", f"{num(g.tdp_w)} W" if pd.notna(g.tdp_w) else "–"),
         ("Launch price", money(g.launch_price_usd, 0)),

@@ -32,7 +32,7 @@ figures as (
         max(value) filter (where metric = 'compute' and precision = 'int8') as int8_tops,
         max(value) filter (where metric = 'memory_bandwidth') as memory_bandwidth_gbs,
         max(value) filter (where metric = 'tdp') as tdp_w,
-        max(value) filter (where metric = 'interconnect_bandwidth') as nvlink_gbs,
+        max(value) filter (where metric = 'interconnect_bandwidth') as interconnect_gbs,
         max(value) filter (where metric = 'launch_price') as launch_price_usd,
         max(value) filter (where metric = 'release_year') as release_year,
         bool_or(derived_from_sparse) as has_derived_dense
@@ -62,7 +62,7 @@ select
     f.int8_tops,
     f.fp64_tflops,
     f.tdp_w,
-    f.nvlink_gbs,
+    f.interconnect_gbs,
     f.launch_price_usd,
     i.gpus_per_product,
     i.has_tensor_cores,

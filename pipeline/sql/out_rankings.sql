@@ -38,7 +38,7 @@ component_inputs as (
         t.tokens_per_s_per_gpu as training_throughput,
         tf.share_fitting as training_fit,
         g.memory_bandwidth_gbs as bandwidth,
-        coalesce(g.nvlink_gbs, 0) as interconnect,
+        coalesce(g.interconnect_gbs, 0) as interconnect,
         r.decode_per_gpu as decode,
         f.share_fitting as fit,
         coalesce(g.fp8_tflops, g.int8_tops, g.best_16bit_tflops) as low_precision_compute,

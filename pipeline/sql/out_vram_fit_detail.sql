@@ -21,7 +21,7 @@ select
     f.gpus_needed,
     f.fits,
     f.fits_one_gpu,
-    f.multi_gpu_has_nvlink,
+    f.multi_gpu_has_link,
     f.scenario_id
 from out_vram_fit as f
 join out_memory_requirements as r using (scenario_id)
