@@ -9,6 +9,7 @@ index is kept for every other page and the re-rendered pages' entries replace th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -69,6 +70,18 @@ def pages_all_built(docs: Path, site: Path) -> bool:
     return all(_built_page(site, md.relative_to(docs)).is_file() for md in docs.rglob("*.md"))
 
 
+SITE_KEY = ".atlas-site-key"  # hidden: MkDocs never copies nor cleans dot files in the site folder
+
+
+def site_key(config_file: str | Path) -> str:
+    """What every page's frame depends on besides its own Markdown: the MkDocs configuration (navigation,
+    theme options) and the MkDocs and Material versions. A different key forces a full build."""
+    import importlib.metadata as md
+
+    digest = hashlib.sha256(Path(config_file).read_bytes()).hexdigest()
+    return f"{digest} mkdocs {md.version('mkdocs')} material {md.version('mkdocs-material')}"
+
+
 def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Path, incremental: bool = False,
                template_cache: Path | None = None) -> SiteBuild:
     """Build the site; template_cache keeps the theme's compiled Jinja templates between builds."""
@@ -78,7 +91,9 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
     site = Path(site_dir)
     index_path = site / SEARCH_INDEX
     previous = None
-    if incremental and index_path.is_file() and pages_all_built(Path(docs_dir), site):
+    key = site_key(config_file)
+    same_frame = (site / SITE_KEY).is_file() and (site / SITE_KEY).read_text(encoding="utf-8") == key
+    if incremental and same_frame and index_path.is_file() and pages_all_built(Path(docs_dir), site):
         previous = json.loads(index_path.read_text(encoding="utf-8"))
     dirty = previous is not None
 
@@ -107,6 +122,7 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
         build_logger.removeFilter(quiet)
         cfg.plugins.on_shutdown()
 
+    (site / SITE_KEY).write_text(key, encoding="utf-8")
     entries = None
     if dirty:
         merged = merge_search_index(previous, json.loads(index_path.read_text(encoding="utf-8")))

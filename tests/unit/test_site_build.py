@@ -1,0 +1,88 @@
+"""The incremental site build re-renders only changed pages, keeps the search index whole, and falls back
+to a full build when something every page depends on changed (the MkDocs configuration) or a page is new."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from pipeline.render.site import build_site, merge_search_index
+
+CONFIG = """site_name: Test
+docs_dir: docs
+site_dir: site
+strict: true
+theme:
+  name: material
+  font: false
+plugins:
+  - search
+nav:
+  - Home: index.md
+  - Prices: prices.md
+"""
+
+
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(CONFIG, encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text("# Home\n\nSpecs stay put.\n", encoding="utf-8")
+    (tmp_path / "docs" / "prices.md").write_text("# Prices\n\nH100 costs $2.00.\n", encoding="utf-8")
+    return tmp_path
+
+
+def build(root: Path, incremental: bool):
+    return build_site(root / "mkdocs.yml", root / "docs", root / "site", incremental=incremental)
+
+
+def touch_later(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    later = time.time() + 5  # newer than every built page, whatever the file system's clock resolution
+    os.utime(path, (later, later))
+
+
+def search_texts(root: Path) -> dict[str, str]:
+    docs = json.loads((root / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    return {d["location"]: d["text"] for d in docs}
+
+
+def test_only_the_changed_page_is_rendered_and_the_index_stays_whole(tmp_path):
+    root = project(tmp_path)
+    assert build(root, incremental=False).pages_rendered == 2
+    home = (root / "site" / "index.html").read_bytes()
+    touch_later(root / "docs" / "prices.md", "# Prices\n\nH100 costs $2.50.\n")
+    result = build(root, incremental=True)
+    assert result.incremental and result.pages_rendered == 1
+    assert (root / "site" / "index.html").read_bytes() == home
+    texts = " ".join(search_texts(root).values())
+    assert "$2.50" in texts and "$2.00" not in texts and "Specs stay put" in texts
+
+
+def test_a_changed_configuration_forces_a_full_build(tmp_path):
+    root = project(tmp_path)
+    build(root, incremental=False)
+    (root / "mkdocs.yml").write_text(CONFIG.replace("Prices: prices.md", "Cloud prices: prices.md"), encoding="utf-8")
+    result = build(root, incremental=True)
+    assert not result.incremental and result.pages_rendered == 2
+    assert "Cloud prices" in (root / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_new_page_forces_a_full_build(tmp_path):
+    root = project(tmp_path)
+    build(root, incremental=False)
+    (root / "docs" / "changes.md").write_text("# What changed\n", encoding="utf-8")
+    result = build(root, incremental=True)
+    assert not result.incremental and result.pages_rendered == 3
+
+
+def test_merged_index_replaces_only_rebuilt_pages_in_place():
+    previous = {"config": {"lang": ["en"]}, "docs": [
+        {"location": "", "title": "Home", "text": "a"},
+        {"location": "prices/", "title": "Prices", "text": "old"},
+        {"location": "prices/#h100", "title": "H100", "text": "old"},
+        {"location": "models/", "title": "Models", "text": "m"}]}
+    rebuilt = {"config": {"lang": ["en"]}, "docs": [{"location": "prices/", "title": "Prices", "text": "new"}]}
+    merged = merge_search_index(previous, rebuilt)
+    assert [(d["location"], d["text"]) for d in merged["docs"]] == [("", "a"), ("prices/", "new"), ("models/", "m")]
