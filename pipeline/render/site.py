@@ -114,7 +114,13 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
             return output
 
     cfg.plugins["gpu-atlas-hooks"] = _Hooks()  # type: ignore[assignment]
-    cfg.plugins.on_startup(command="build", dirty=dirty)
+    # Plugins are cached per process across builds. Material's search plugin, told of a dirty build, keeps
+    # its index for the next build and merges it assuming one page changed (the `mkdocs serve` case);
+    # the index is merged here instead, so the plugin is told every build is clean and keeps nothing.
+    cfg.plugins.on_startup(command="build", dirty=False)
+    for plugin in cfg.plugins.values():
+        if hasattr(plugin, "search_index_prev"):
+            plugin.search_index_prev = None
     build_logger.addFilter(quiet)
     try:
         build(cfg, dirty=dirty)

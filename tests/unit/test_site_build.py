@@ -26,7 +26,7 @@ nav:
 
 
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs").mkdir(parents=True)
     (tmp_path / "mkdocs.yml").write_text(CONFIG, encoding="utf-8")
     (tmp_path / "docs" / "index.md").write_text("# Home\n\nSpecs stay put.\n", encoding="utf-8")
     (tmp_path / "docs" / "prices.md").write_text("# Prices\n\nH100 costs $2.00.\n", encoding="utf-8")
@@ -86,3 +86,19 @@ def test_merged_index_replaces_only_rebuilt_pages_in_place():
     rebuilt = {"config": {"lang": ["en"]}, "docs": [{"location": "prices/", "title": "Prices", "text": "new"}]}
     merged = merge_search_index(previous, rebuilt)
     assert [(d["location"], d["text"]) for d in merged["docs"]] == [("", "a"), ("prices/", "new"), ("models/", "m")]
+
+
+def test_consecutive_incremental_builds_in_one_process_keep_the_index_exact(tmp_path):
+    other = project(tmp_path / "other")  # another site, built first in this process
+    build(other, incremental=False)
+    touch_later(other / "docs" / "index.md", "# Home\n\nAnother site.\n")
+    build(other, incremental=True)
+    root = project(tmp_path / "atlas")
+    build(root, incremental=False)
+    for price in ("$2.50", "$3.00"):
+        touch_later(root / "docs" / "prices.md", f"# Prices\n\nH100 costs {price}.\n")
+        assert build(root, incremental=True).pages_rendered == 1
+    texts = search_texts(root)
+    assert sorted(texts) == ["", "prices/"]  # one entry per page: nothing carried over from other builds
+    assert "$3.00" in texts["prices/"] and "Specs stay put" in texts[""]
+    assert "Another site" not in " ".join(texts.values())
