@@ -30,8 +30,10 @@ def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> 
 SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title in the tooltip)
 
 
+WIDE = "---\nhide:\n  - toc\n---\n"  # front matter: a page that is one wide table gives the table of contents' width to it
 KIND_LABELS = {"vendor_datasheet": "vendor", "vendor_datasheet_copy": "vendor (copy)", "curated_dataset": "curated",
-               "article": "article"}
+               "article": "article", "cloud_price_list": "price list", "price_api": "price API",
+               "model_card": "model card", "curated_mapping": "mapping"}
 UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
 
 
@@ -80,7 +82,7 @@ def gpu_index(gpus: pd.DataFrame) -> str:
                     + [num(getattr(g, c)) for c, _, _ in FIGURE_COLUMNS])
     headers = ["GPU", "Vendor", "Architecture", "Form", "Year", "Memory type"] + [f"{t} ({u})" for _, t, u in FIGURE_COLUMNS]
     return "\n".join([
-        "# GPU specifications",
+        WIDE + "# GPU specifications",
         "",
         f"{len(gpus)} GPU variants. Compute figures are **dense** (2:4 sparsity removed); BF16/FP16 are tensor rates "
         "with FP32 accumulate; FP32 and FP64 are the plain vector rates; INT8 is in TOPS, never TFLOPS. "
@@ -212,12 +214,12 @@ def conflicts_page(con) -> str:
 
 def sources_page(con) -> str:
     src = df(con, "select * from core_sources order by kind, publisher, title, source_id")
-    rows = [[esc(s.kind), esc(s.publisher), url_link(s.title, s.url), esc(s.accessed_on), esc(s.published_on),
-             f"`{esc(s.file)}`"] for s in src.itertuples()]
-    return "\n".join(["# Sources", "",
+    rows = [[esc(KIND_LABELS.get(s.kind, s.kind)), url_link(s.publisher, None, 40), url_link(s.title, s.url, 100),
+             esc(s.accessed_on), esc(s.published_on), esc(str(s.file).removeprefix("sources/")).replace("/", "/<wbr>")] for s in src.itertuples()]
+    return "\n".join([WIDE, "# Sources", "",
                       f"{len(src)} sources: every snapshot file under `sources/` and every document its provenance "
                       "sidecar cites. Each value on this site links to one of them.", "",
-                      table(["Kind", "Publisher", "Title", "Accessed", "Published", "Snapshot file"], rows, sortable=True)]) + "\n"
+                      table(["Kind", "Publisher", "Document", "Accessed", "Published", "Snapshot file in sources/"], rows, sortable=True)]) + "\n"
 
 
 def models_page(con) -> str:
