@@ -33,6 +33,9 @@ def _report(outcome, what: str) -> None:
     typer.echo(f"  database:            {p.database}")
     site = p.site / "index.html"
     typer.echo(f"  site:                {site if site.exists() else '(not built)'}")
+    if outcome.site:
+        how = "only pages whose content changed" if outcome.site.get("incremental") else "full build"
+        typer.echo(f"  pages rendered:      {outcome.site.get('pages_rendered')} of {outcome.site.get('html_pages')} ({how})")
 
 
 @app.command()

@@ -30,6 +30,7 @@ class Outcome:
     checks_warned: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     step_seconds: dict[str, float] = field(default_factory=dict)
+    site: dict = field(default_factory=dict)  # the site step's metadata: pages rendered, incremental or full
 
 
 def _definitions() -> dg.Definitions:
@@ -110,7 +111,12 @@ def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outc
         **kwargs,
     )
     outcome = Outcome(ok=result.success, seconds=0.0)
-    outcome.materialized = [e.asset_key.to_user_string() for e in result.get_asset_materialization_events()]
+    for event in result.get_asset_materialization_events():
+        key = event.asset_key.to_user_string()
+        outcome.materialized.append(key)
+        if key == "site":
+            metadata = event.materialization.metadata
+            outcome.site = {k: metadata[k].value for k in ("html_pages", "pages_rendered", "incremental") if k in metadata}
     for ev in result.get_asset_check_evaluations():
         name = f"{ev.asset_key.to_user_string()}:{ev.check_name}"
         if ev.passed:

@@ -56,6 +56,8 @@ def test_only_changed_pages_are_rendered_again(refreshed):
     assert "changes/index.html" in rerendered and "prices/index.html" in rerendered
     assert not {"methodology/index.html", "vram-fit/index.html", "models/index.html", "conflicts/index.html"} & rerendered
     assert len(rerendered) < len(after) / 2
+    site = refreshed["outcome"].site  # what the refresh reports to the user
+    assert site["incremental"] and 0 < site["pages_rendered"] < site["html_pages"] / 2
 
 
 def test_incremental_site_equals_a_full_build(refreshed):
