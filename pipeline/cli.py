@@ -51,7 +51,10 @@ def refresh_prices() -> None:
     """Re-materialise only the price inputs and what depends on them (pages and site included)."""
     from .run import materialize, price_selection
 
-    _report(materialize(price_selection(), incremental=True), "price refresh")
+    outcome = materialize(price_selection(), incremental=True)
+    if outcome.full_build_instead:
+        typer.secho("no previous build to refresh: built everything instead", fg="yellow")
+    _report(outcome, "price refresh")
 
 
 @app.command("check-sources")

@@ -31,6 +31,7 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     step_seconds: dict[str, float] = field(default_factory=dict)
     site: dict = field(default_factory=dict)  # the site step's metadata: pages rendered, incremental or full
+    full_build_instead: bool = False  # a refresh found no previous build to start from
 
 
 def _definitions() -> dg.Definitions:
@@ -67,10 +68,17 @@ def _exclusive(build: Path):
 def materialize(selection: dg.AssetSelection | None = None, incremental: bool = False) -> Outcome:
     """Run the graph (or `selection`) into staging, then swap.
 
-    incremental: start from a copy of the current database and generated pages (price refresh).
+    incremental: start from a copy of the current database and generated pages (price refresh). Without a
+    previous database, pages and site to start from, everything is built instead.
     """
-    with _exclusive(paths().build):
-        return _materialize(selection, incremental)
+    p = paths()
+    fallback = incremental and not (p.database.is_file() and p.docs.is_dir() and p.site.is_dir())
+    if fallback:
+        selection, incremental = None, False
+    with _exclusive(p.build):
+        outcome = _materialize(selection, incremental)
+    outcome.full_build_instead = fallback
+    return outcome
 
 
 def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outcome:

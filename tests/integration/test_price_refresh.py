@@ -72,3 +72,12 @@ def test_incremental_site_equals_a_full_build(refreshed):
     assert sorted(map(key, index["docs"])) == sorted(map(key, full_index["docs"]))
     assert index["config"] == full_index["config"]
     assert "2026-11-30" in (site / "changes" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
+    outcome = materialize(price_selection(), incremental=True)
+    assert outcome.ok, outcome.errors
+    assert outcome.full_build_instead and "core_gpus" in outcome.materialized
+    site = isolated_paths / "build" / "site"
+    for page in ("index.html", "about/index.html", "methodology/index.html", "javascripts/vendor/vega-bundle.js"):
+        assert (site / page).is_file(), page
