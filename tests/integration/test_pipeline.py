@@ -125,7 +125,10 @@ def test_build_summary_counts(built_site):
     assert outcome.ok and outcome.checks_passed >= 8
     assert "site" in outcome.materialized and "public_views" in outcome.materialized
     assert (built_site["site"] / "index.html").exists()
-    assert (built_site["site"] / "downloads" / "gpu_atlas.duckdb").exists()
+    download = built_site["site"] / "downloads" / "gpu_atlas.duckdb"
+    with duckdb.connect(str(download), read_only=True) as con:  # the published copy is a whole, readable database
+        assert con.execute("select count(*) from gpus").fetchone()[0] >= 40
+        assert con.execute("select count(*) from vram_fit").fetchone()[0] > 100_000
 
 
 def test_seed_model_memory_claims_are_explained(db):
