@@ -480,6 +480,9 @@ def coverage_page(con) -> str:
                       "What we could not source. A missing figure is left empty, never guessed; it shows here until "
                       "a source publishes it.", "",
                       "## GPU figures missing", "",
+                      "Not counted as missing: a precision the architecture does not run in hardware (TF32 before "
+                      "Ampere and on CDNA 4, BF16 before Ampere and CDNA 2, INT8 tensor on Volta), and launch prices "
+                      "of data-centre parts, which NVIDIA and AMD do not publish.", "",
                       table(["GPU", "Missing", "Figures", "Current offers"], rows, sortable=True), "",
                       "## Provider GPU names not mapped to a variant", "",
                       "A provider name that cannot be pinned to one variant (SXM vs PCIe, memory size) is listed "

@@ -23,7 +23,8 @@ cols as (
             int8_tops is null and has_tensor_cores and has_int8_tensor as int8_tops,
             fp64_tflops is null as fp64_tflops,
             tdp_w is null as tdp_w,
-            launch_price_usd is null as launch_price_usd,
+            -- NVIDIA and AMD publish list prices for workstation and consumer cards, not for data-centre parts
+            launch_price_usd is null and segment <> 'datacenter' as launch_price_usd,
             release_year is null as release_year,
             architecture is null as architecture,
             memory_type is null as memory_type,
