@@ -67,6 +67,17 @@ def test_sparse_claim_is_explained_not_an_error(db):
     assert row[0] == "sparse figure"
 
 
+def test_coverage_lists_what_could_be_published_and_is_not(db):
+    rows = {g: (m or "") for g, m in db.execute("select gpu_id, missing_figures from coverage").fetchall()}
+    # every empty canonical column of a GPU is either listed or excused by a stated rule
+    assert "launch_price_usd" not in rows["nvidia-h100-sxm-80gb"]  # data-centre: no vendor list price
+    lacking = db.execute("select gpu_id from gpus where launch_price_usd is null and segment <> 'datacenter'").fetchall()
+    assert lacking and all("launch_price_usd" in rows[g] for (g,) in lacking)
+    assert "tf32_tflops" not in rows["nvidia-v100-sxm-16gb"]  # Volta has no TF32
+    no_bandwidth = db.execute("select gpu_id from gpus where memory_bandwidth_gbs is null").fetchall()
+    assert all("memory_bandwidth_gbs" in rows[g] for (g,) in no_bandwidth)
+
+
 def test_every_offer_is_mapped_or_listed(db):
     total, mapped = db.execute("select count(*), count(gpu_id) from price_offers").fetchone()
     listed = db.execute("select sum(offers) from unmapped_offers").fetchone()[0]
