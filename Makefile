@@ -45,10 +45,10 @@ bench: $(VENV)        ## time each stage and the vram_fit scale benchmark
 	$(UV) run python -m pipeline.bench
 
 validate: $(VENV)     ## Dagster loads the definitions
-	$(UV) run dagster definitions validate -m pipeline.definitions
+	$(UV) run dagster definitions validate
 
 dev: $(VENV)          ## the Dagster UI on http://127.0.0.1:3000
-	$(UV) run dagster dev -m pipeline.definitions
+	$(UV) run dagster dev
 
 clean:
 	rm -rf build data .pytest_cache
