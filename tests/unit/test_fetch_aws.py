@@ -75,7 +75,7 @@ def test_gpu_names_match_the_alias_file():
     aliases = Path(__file__).resolve().parents[2] / "sources" / "aliases" / "aws.csv"
     names = {line.split(",")[0] for line in aliases.read_text().splitlines()[1:]}
     unmapped = {name for name, _, _ in fetch.AWS_GPU_INSTANCES.values()} - names
-    assert unmapped == {"NVIDIA A10G"}  # an AWS-only variant with no published datasheet: left unmapped
+    assert unmapped == set()  # every GPU the fetcher knows maps to a variant
 
 
 def test_snapshot_is_a_valid_dated_source(tmp_path):
