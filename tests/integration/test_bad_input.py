@@ -95,6 +95,30 @@ def test_bad_source_stops_the_build(good_build, label, rel, change, fix_checksum
     assert (digest(db), digest(index)) == before, "the last good database and site must stay untouched"
 
 
+def test_bad_snapshot_stops_a_price_refresh(good_build):
+    """A malformed new snapshot stops `refresh-prices` with file, row, column and rule; nothing is swapped in."""
+    from pipeline.run import price_selection
+
+    old = good_build / "sources" / "prices" / "lambda" / "2026-09-20"
+    new = old.parent / "2026-12-02"
+    shutil.copytree(old, new)
+    site = good_build / "build" / "site"
+    db = good_build / "data" / "atlas.duckdb"
+    before = (digest(db), {p: digest(p) for p in site.rglob("*") if p.is_file()})
+    try:
+        edit(new / "prices.csv", set_cell("usd_per_hour", 3, "-2"))
+        write_checksums(good_build / "sources")
+        outcome = materialize(price_selection(), incremental=True)
+    finally:
+        shutil.rmtree(new)
+        write_checksums(good_build / "sources")
+    assert not outcome.ok
+    message = "\n".join(outcome.errors)
+    for part in ("sources/prices/lambda/2026-12-02/prices.csv", "row 3", "usd_per_hour", "> 0"):
+        assert part in message, message
+    assert (digest(db), {p: digest(p) for p in site.rglob("*") if p.is_file()}) == before
+
+
 def test_missing_and_broken_sidecar(good_build):
     side = good_build / "sources" / PRICES.replace(".csv", ".source.yml")
     original = side.read_text(encoding="utf-8")
