@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,14 @@ class AtlasDuckDB(DuckDBResource):
     _held: Any = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        self._held = duckdb.connect(self.database, config=self.connection_config)
+        for attempt in range(8):  # another process (a second run) may hold the file's write lock for a while
+            try:
+                self._held = duckdb.connect(self.database, config=self.connection_config)
+                return
+            except duckdb.IOException:
+                if attempt == 7:
+                    raise
+                time.sleep(0.25 * 2**attempt)
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         if self._held is not None:
@@ -78,4 +86,6 @@ def default_resources(database: Path | None = None, build: Path | None = None, i
 
 @dg.definitions
 def resources() -> dg.Definitions:
-    return dg.Definitions(resources=default_resources())
+    # One DuckDB file takes one writer process: jobs run their steps in one process, one after another
+    # (in the UI and the daemon too), sharing the connection AtlasDuckDB holds open for the run.
+    return dg.Definitions(resources=default_resources(), executor=dg.in_process_executor)

@@ -51,3 +51,11 @@ def test_fetch_job_writes_snapshots_and_skips_a_failing_provider(tmp_path, monke
     requests, _ = evaluate(cursor)  # the new folder starts a refresh
     assert len(requests) == 1 and requests[0].tags["snapshot"].startswith("prices/aws/")
     assert weekly_fetch.job_name == "fetch_prices"
+
+
+def test_jobs_run_in_one_process():
+    """One DuckDB file has one writer: a deployed job must not run steps in parallel processes."""
+    from pipeline.definitions import defs
+
+    for name in ("price_refresh", "fetch_prices"):
+        assert defs.resolve_job_def(name).executor_def.name == "in_process"
