@@ -33,14 +33,15 @@ def stage_of(step_key: str) -> str:
     return "other"
 
 
-def add_price_snapshot(sources: Path, provider: str = "lambda", change: float = 1.1) -> Path:
-    """A new dated snapshot of one provider: its latest list with the first price changed (a price move)."""
+def add_price_snapshot(sources: Path, day: str = "2099-01-01", provider: str = "lambda", change: float = 1.1) -> Path:
+    """A new dated snapshot of one provider: its latest list with the first price changed (a price move).
+    The benchmark's refresh and the refresh tests use the same scenario."""
     import shutil
 
     from .sources import write_checksums
 
     latest = sorted(p for p in (sources / "prices" / provider).iterdir() if p.is_dir())[-1]
-    new = latest.parent / "2099-01-01"
+    new = latest.parent / day
     shutil.copytree(latest, new)
     lines = (new / "prices.csv").read_text(encoding="utf-8").splitlines()
     header, cells = lines[0].split(","), lines[1].split(",")
@@ -54,24 +55,16 @@ def add_price_snapshot(sources: Path, provider: str = "lambda", change: float = 
 
 def bench_build() -> None:
     """Full builds and price refreshes on a private copy of the sources, into a temporary folder."""
-    import os
     import shutil
 
     from .config import paths, paths_overridden
     from .run import materialize, price_selection
 
-    with tempfile.TemporaryDirectory() as tmp, paths_overridden(Path(tmp) / "atlas.duckdb", Path(tmp) / "build"):
+    with tempfile.TemporaryDirectory() as tmp:
         sources = Path(tmp) / "sources"
         shutil.copytree(paths().sources, sources)
-        before = os.environ.get("GPU_ATLAS_SOURCES")
-        os.environ["GPU_ATLAS_SOURCES"] = str(sources)
-        try:
+        with paths_overridden(Path(tmp) / "atlas.duckdb", Path(tmp) / "build", sources):
             _bench_build(materialize, price_selection, sources)
-        finally:
-            if before is None:
-                os.environ.pop("GPU_ATLAS_SOURCES", None)
-            else:
-                os.environ["GPU_ATLAS_SOURCES"] = before
 
 
 def _bench_build(materialize, price_selection, sources: Path, repeats: int = 3) -> None:
@@ -98,11 +91,11 @@ def _bench_build(materialize, price_selection, sources: Path, repeats: int = 3) 
     def refresh(label: str) -> None:
         runs = []
         for _ in range(repeats):
-            add_price_snapshot(sources)  # the same new snapshot each time: the price moves against the last good build
+            new = add_price_snapshot(sources)  # the same new snapshot each time: the price moves against the last good build
             outcome = materialize(price_selection(), incremental=True)
             assert outcome.ok, outcome.errors
             runs.append(outcome)
-            shutil.rmtree(sources / "prices" / "lambda" / "2099-01-01")
+            shutil.rmtree(new)
             materialize(price_selection(), incremental=True)  # back to the real sources
         best = min(runs, key=lambda o: o.seconds)
         print(f"price refresh, {label}: best {best.seconds:.2f} s of {repeats} "

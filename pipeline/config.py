@@ -35,6 +35,11 @@ class Paths:
         """Built static site (never `site/`, which holds the hand-written pages)."""
         return self.build / "site"
 
+    @property
+    def cache(self) -> Path:
+        """What builds keep between runs because it depends only on library versions (Vega bundle, templates)."""
+        return self.build / ".cache"
+
 
 def paths() -> Paths:
     return Paths(
@@ -47,9 +52,11 @@ def paths() -> Paths:
 
 
 @contextlib.contextmanager
-def paths_overridden(database: Path, build: Path):
-    """Point the pipeline at another database and build folder for the duration (benchmarks, tests)."""
+def paths_overridden(database: Path, build: Path, sources: Path | None = None):
+    """Point the pipeline at another database and build folder (and sources) for the duration (benchmarks, tests)."""
     names = {"GPU_ATLAS_DB": str(database), "GPU_ATLAS_BUILD": str(build)}
+    if sources is not None:
+        names["GPU_ATLAS_SOURCES"] = str(sources)
     saved = {k: os.environ.get(k) for k in names}
     os.environ.update(names)
     try:

@@ -44,7 +44,7 @@ def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     vendor.mkdir(parents=True, exist_ok=True)
     major_minor = ".".join(alt.VEGALITE_VERSION.split(".")[:2])
     # bundling takes about a second and depends only on the versions: keep it between builds
-    cached = (paths().build / ".cache" /
+    cached = (paths().cache /
               f"vega-bundle-{vl_convert.__version__}-vl{major_minor}-vega{vl_convert.get_vega_version()}.js")
     if not cached.is_file():
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -130,7 +130,7 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
                       "only the pages whose Markdown changed are re-rendered and the search index is merged.")
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     result = build_site(atlas_paths.mkdocs_config, atlas_paths.docs_dir, atlas_paths.site_dir,
-                        incremental=atlas_paths.incremental_site, template_cache=paths().build / ".cache" / "jinja")
+                        incremental=atlas_paths.incremental_site, template_cache=paths().cache / "jinja")
     pages_built = sum(1 for _ in Path(atlas_paths.site_dir).rglob("index.html"))
     return dg.MaterializeResult(metadata={"html_pages": pages_built, "pages_rendered": result.pages_rendered,
                                           "incremental": result.incremental, "search_entries": result.search_entries,

@@ -29,8 +29,8 @@ class SiteBuild:
 
 
 class _DropDirtyWarning(logging.Filter):
-    """MkDocs warns that dirty builds can leave navigation stale; ours cannot (the page set and nav are
-    unchanged in a price refresh, which the caller checks), and in strict mode that warning would abort."""
+    """MkDocs warns that dirty builds can leave navigation stale; ours cannot (build_site builds in full when
+    a page is new or the configuration changed), and in strict mode that warning would abort."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not record.getMessage().startswith(DIRTY_WARNING)
@@ -129,7 +129,6 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
         cfg.plugins.on_shutdown()
 
     (site / SITE_KEY).write_text(key, encoding="utf-8")
-    entries = None
     if dirty:
         merged = merge_search_index(previous, json.loads(index_path.read_text(encoding="utf-8")))
         index_path.write_text(json.dumps(merged, separators=(",", ":")), encoding="utf-8")

@@ -135,20 +135,11 @@ def test_missing_and_broken_sidecar(good_build):
 
 def test_price_refresh_touches_only_prices(good_build):
     """A new snapshot + refresh-prices: the What-changed page shows it; spec stages are not re-run."""
+    from pipeline.bench import add_price_snapshot
     from pipeline.run import price_selection
 
-    old = good_build / "sources" / "prices" / "lambda" / "2026-09-20"
-    new = old.parent / "2026-11-30"
-    shutil.copytree(old, new)
+    new = add_price_snapshot(good_build / "sources", day="2026-11-30")  # one Lambda price +10 %
     try:
-        lines = (new / "prices.csv").read_text(encoding="utf-8").splitlines()
-        header = lines[0].split(",")
-        cells = lines[1].split(",")
-        before = float(cells[header.index("usd_per_hour")])
-        cells[header.index("usd_per_hour")] = f"{before * 1.1:.4f}"
-        lines[1] = ",".join(cells)
-        (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        write_checksums(good_build / "sources")
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok, outcome.errors
         assert "core_price_history" in outcome.materialized and "site" in outcome.materialized

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.bench import add_price_snapshot
 from pipeline.config import paths_overridden
 from pipeline.run import materialize, price_selection
-from pipeline.sources import write_checksums
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,29 +22,16 @@ def refreshed(tmp_path_factory):
     base = tmp_path_factory.mktemp("refresh")
     src = base / "sources"
     shutil.copytree(ROOT / "sources", src)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GPU_ATLAS_SOURCES", str(src))
-    with paths_overridden(base / "data" / "atlas.duckdb", base / "build"):
+    with paths_overridden(base / "data" / "atlas.duckdb", base / "build", src):
         assert materialize().ok
         site = base / "build" / "site"
         before = {p.relative_to(site): (p.stat().st_mtime_ns, p.read_bytes()) for p in site.rglob("*.html")}
-
-        old = src / "prices" / "lambda" / "2026-09-20"
-        new = old.parent / "2026-11-30"
-        shutil.copytree(old, new)
-        lines = (new / "prices.csv").read_text(encoding="utf-8").splitlines()
-        header = lines[0].split(",")
-        cells = lines[1].split(",")
-        cells[header.index("usd_per_hour")] = f"{float(cells[header.index('usd_per_hour')]) * 1.1:.4f}"
-        lines[1] = ",".join(cells)
-        (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        write_checksums(src)
+        add_price_snapshot(src, day="2026-11-30")
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok, outcome.errors
-    with paths_overridden(base / "full" / "atlas.duckdb", base / "full-build"):
+    with paths_overridden(base / "full" / "atlas.duckdb", base / "full-build", src):
         assert materialize().ok
     yield {"site": site, "full": base / "full-build" / "site", "before": before, "outcome": outcome}
-    mp.undo()
 
 
 def test_only_changed_pages_are_rendered_again(refreshed):
