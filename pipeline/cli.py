@@ -49,12 +49,17 @@ def build() -> None:
 @app.command("refresh-prices")
 def refresh_prices() -> None:
     """Re-materialise only the price inputs and what depends on them (pages and site included)."""
+    from .news import describe, latest_snapshots, price_news
     from .run import materialize, price_selection
 
+    before = latest_snapshots(paths().database)
     outcome = materialize(price_selection(), incremental=True)
     if outcome.full_build_instead:
         typer.secho("no previous build to refresh: built everything instead", fg="yellow")
     _report(outcome, "price refresh")
+    typer.echo("what changed:")
+    for line in describe(price_news(paths().database, before)):
+        typer.echo(f"  {line}")
 
 
 @app.command("check-sources")

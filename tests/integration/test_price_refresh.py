@@ -11,6 +11,7 @@ import pytest
 
 from pipeline.bench import add_price_snapshot
 from pipeline.config import paths_overridden
+from pipeline.news import describe, latest_snapshots, price_news
 from pipeline.run import materialize, price_selection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,12 +27,17 @@ def refreshed(tmp_path_factory):
         assert materialize().ok
         site = base / "build" / "site"
         before = {p.relative_to(site): (p.stat().st_mtime_ns, p.read_bytes()) for p in site.rglob("*.html")}
+        db = base / "data" / "atlas.duckdb"
+        snapshots_before = latest_snapshots(db)
         add_price_snapshot(src, day="2026-11-30")
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok, outcome.errors
+        news = price_news(db, snapshots_before)
+        unchanged_news = price_news(db, latest_snapshots(db))
     with paths_overridden(base / "full" / "atlas.duckdb", base / "full-build", src):
         assert materialize().ok
-    yield {"site": site, "full": base / "full-build" / "site", "before": before, "outcome": outcome}
+    yield {"site": site, "full": base / "full-build" / "site", "before": before, "outcome": outcome,
+           "news": news, "unchanged_news": unchanged_news}
 
 
 def test_only_changed_pages_are_rendered_again(refreshed):
@@ -68,3 +74,17 @@ def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
     site = isolated_paths / "build" / "site"
     for page in ("index.html", "about/index.html", "methodology/index.html", "javascripts/vendor/vega-bundle.js"):
         assert (site / page).is_file(), page
+
+
+def test_the_refresh_reports_what_changed(refreshed):
+    """Only the provider with a new snapshot is reported, with the one price the scenario moved (+10 %)."""
+    news = refreshed["news"]
+    assert [n.provider for n in news] == ["lambda"]
+    lam = news[0]
+    assert str(lam.current_on) == "2026-11-30" and lam.previous_on is not None and str(lam.previous_on) < "2026-11-30"
+    assert lam.counts["repriced"] == 1 and lam.counts["added"] == lam.counts["removed"] == 0
+    assert lam.counts["unchanged"] > 0
+    (_, _, _, _, before, after, pct), = lam.repriced
+    assert after == pytest.approx(before * 1.1, rel=1e-3) and pct == pytest.approx(10.0, abs=0.05)
+    assert "+10.0 %" in "\n".join(describe(news))
+    assert refreshed["unchanged_news"] == [] and "no provider" in describe([])[0]
