@@ -90,17 +90,18 @@ def checksums(write: bool = typer.Option(False, "--write", help="update sidecar 
 @app.command("fetch-prices")
 def fetch_prices(
     provider: str = typer.Argument(..., help="provider with a public price API: azure or aws"),
-    region: str | None = typer.Option(None, help="provider region (default: azure eastus, aws us-east-1)"),
+    region: list[str] | None = typer.Option(None, "--region", help="provider region, repeatable: all go into one "
+                                            "snapshot (default: azure eastus, aws us-east-1)"),
     force: bool = typer.Option(False, help="replace today's snapshot if it exists"),
 ) -> None:
     """Fetch a new dated price snapshot (network) into sources/prices/<provider>/<today>/."""
-    from .fetch import FETCHERS, FetchError, write_snapshot
+    from .fetch import FETCHERS, FetchError, fetch_regions, write_snapshot
 
     if provider not in FETCHERS:
         typer.secho(f"no fetcher for {provider!r}; available: {', '.join(FETCHERS)}", fg="red", err=True)
         raise typer.Exit(2)
     try:
-        snapshot = FETCHERS[provider](region=region) if region else FETCHERS[provider]()
+        snapshot = fetch_regions(provider, region)
         target = write_snapshot(snapshot, paths().sources, force=force)
     except FetchError as exc:
         typer.secho(f"fetch failed: {exc}", fg="red", err=True)

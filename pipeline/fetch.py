@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import yaml
 
 AZURE_API = "https://prices.azure.com/api/retail/prices"
 
@@ -56,6 +57,7 @@ class Snapshot:
     title: str
     publisher: str
     published_on: dt.date | None = None  # the source's own date when it prints one; else the fetch day
+    notes: str = ""
 
 
 RETRY_STATUS = (429, 500, 502, 503, 504)
@@ -361,6 +363,28 @@ def fetch_aws(region: str = "us-east-1", transport: httpx.BaseTransport | None =
 
 
 FETCHERS = {"azure": fetch_azure, "aws": fetch_aws}
+API_ROOTS = {"azure": AZURE_API, "aws": AWS_REGION_INDEX}
+
+
+def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> Snapshot:
+    """One snapshot of a provider: its default region, or every region asked for, in one dated list.
+
+    A provider's latest snapshot is its whole current price list, so regions fetched on one day belong
+    in one snapshot: fetched one per day, each would read as the removal of the other's offers.
+    """
+    fetcher = FETCHERS[provider]
+    regions = list(dict.fromkeys(regions or []))
+    if len(regions) <= 1:
+        return fetcher(region=regions[0], **kwargs) if regions else fetcher(**kwargs)
+    parts = [fetcher(region=region, **kwargs) for region in regions]
+    dates = [p.published_on for p in parts if p.published_on is not None]
+    first = parts[0]
+    return Snapshot(
+        provider, [row for p in parts for row in p.rows], API_ROOTS[provider],
+        f"{first.title.rsplit(' in ', 1)[0]} in {', '.join(regions)}", first.publisher,
+        min(dates) if dates else None,
+        "One snapshot of several regions; per region: "
+        + "; ".join(f"{region}: {len(p.rows)} offers from {p.url}" for region, p in zip(regions, parts)))
 
 
 def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None, force: bool = False) -> Path:
@@ -376,15 +400,11 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
         writer.writeheader()
         writer.writerows(snapshot.rows)
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    (folder / "prices.source.yml").write_text(
-        f'title: "{snapshot.title}"\n'
-        f'publisher: "{snapshot.publisher}"\n'
-        "kind: price_api\n"
-        f"url: {snapshot.url}\n"
-        f"accessed_on: {on.isoformat()}\n"
-        f"published_on: {(snapshot.published_on or on).isoformat()}\n"
-        'licence: "Public price list; prices as published"\n'
-        f"checksum: sha256:{digest}\n",
-        encoding="utf-8",
-    )
+    sidecar = {"title": snapshot.title, "publisher": snapshot.publisher, "kind": "price_api", "url": snapshot.url,
+               "accessed_on": on, "published_on": snapshot.published_on or on,
+               "licence": "Public price list; prices as published", "checksum": f"sha256:{digest}"}
+    if snapshot.notes:
+        sidecar["notes"] = snapshot.notes
+    (folder / "prices.source.yml").write_text(yaml.safe_dump(sidecar, sort_keys=False, allow_unicode=True, width=120),
+                                              encoding="utf-8")
     return target

@@ -84,3 +84,31 @@ def test_unexpected_shape_is_named(body, message):
     transport = httpx.MockTransport(lambda r: httpx.Response(200, json=body))
     with pytest.raises(fetch.FetchError, match=message):
         fetch.fetch_azure(transport=transport)
+
+
+def test_regions_fetched_together_make_one_snapshot(tmp_path):
+    """Each region is asked for in turn; their offers go into one dated snapshot whose sidecar says which
+    region gave how many offers from where."""
+    pages, asked = recorded(), []
+
+    def handler(request):
+        flt = request.url.params.get("$filter")
+        if flt:
+            asked.append(flt.split("armRegionName eq '")[1].split("'")[0])
+        region = asked[-1]
+        page = json.loads(json.dumps(pages[1] if "skip" in str(request.url) else pages[0]))
+        for item in page["Items"]:
+            item["armRegionName"] = region
+        return httpx.Response(200, json=page)
+
+    snap = fetch.fetch_regions("azure", ["eastus", "westeurope", "eastus"], transport=httpx.MockTransport(handler))
+    assert asked == ["eastus", "westeurope"]
+    assert sorted({r["region"] for r in snap.rows}) == ["eastus", "westeurope"] and len(snap.rows) == 8
+    assert snap.url == fetch.AZURE_API and snap.title.endswith("in eastus, westeurope")
+    assert "eastus: 4 offers" in snap.notes and "westeurope: 4 offers" in snap.notes
+    fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
+    frame, records, problems = read_kind(tmp_path, KINDS["prices"])
+    assert problems == [] and len(frame) == 8 and records[0]["meta"]["notes"] == snap.notes
+    # one region: the fetcher's own snapshot, unchanged
+    single = fetch.fetch_regions("azure", ["westeurope"], transport=httpx.MockTransport(handler))
+    assert {r["region"] for r in single.rows} == {"westeurope"} and single.notes == ""
