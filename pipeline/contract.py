@@ -12,7 +12,7 @@ VIEWS = {
     "price_offers": ("current offer (latest snapshot per provider)", "Prices per GPU-hour with their age."),
     "price_history": ("offer per snapshot date", "Every offer of every snapshot."),
     "unmapped_offers": ("provider GPU name not mapped to a variant", "Listed, never dropped."),
-    "price_changes": ("offer compared between a provider's two latest snapshots", "Added, removed, repriced."),
+    "price_changes": ("offer compared between a provider's two latest snapshots", "Added, removed, repriced (or not compared)."),
     "models": ("LLM", "Official config fields."),
     "model_claims": ("model memory figure printed in an article", "Compared with the weights and the full requirement at each format."),
     "rankings": ("GPU × workload", "Scores with every component visible."),
@@ -110,7 +110,8 @@ COLUMN_DOCS = {
     "current_usd_per_gpu_hour": "price per GPU-hour in the latest snapshot",
     "previous_observed_on": "date of the previous snapshot",
     "current_observed_on": "date of the latest snapshot",
-    "change": "added, removed, repriced or unchanged",
+    "change": "added, removed, repriced or unchanged; 'not compared' when the offer's tier and statistic appear "
+              "in only one of the two snapshots (the sources list different tiers)",
     "change_pct": "price change in percent",
     # models
     "model_id": "model key",

@@ -443,19 +443,28 @@ def prices_page(con) -> str:
 
 def changes_page(con) -> str:
     ch = df(con, """select c.*, g.name from out_price_changes as c left join core_gpus as g using (gpu_id)
-                    where change <> 'unchanged'
+                    where change in ('added', 'removed', 'repriced')
                     order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region""")
     counts = df(con, "select provider, change, count(*) as n from out_price_changes group by all order by all")
+    uncompared = df(con, """select provider, pricing_tier, statistic,
+                                   max(coalesce(current_observed_on, previous_observed_on)) as listed_on, count(*) as n
+                            from out_price_changes where change = 'not compared' group by all order by all""")
     rows = [[esc(c.provider), esc(c.offering), esc(c.name) if pd.notna(c.name) else esc(c.provider_gpu_name),
              esc(c.pricing_tier), esc(c.region), f"**{esc(c.change)}**", money(c.previous_usd_per_gpu_hour, 3),
              money(c.current_usd_per_gpu_hour, 3),
              f"{c.change_pct:+.1f}%" if pd.notna(c.change_pct) else "–",
              esc(c.previous_observed_on), esc(c.current_observed_on)] for c in ch.itertuples()]
     summary = [[esc(c.provider), esc(c.change), str(c.n)] for c in counts.itertuples()]
+    note = []
+    if len(uncompared):
+        units = "; ".join(f"{esc(u.provider)} {esc(u.pricing_tier)} ({esc(u.statistic)}, {u.n} offers, only in the "
+                          f"snapshot of {esc(u.listed_on)})" for u in uncompared.itertuples())
+        note = [f"*Not compared*: offers of a tier that only one of the two snapshots lists, because their sources "
+                f"print different tiers. Their absence from the other snapshot is not a removal: {units}.", ""]
     return "\n".join(["# What changed", "",
                       "Offers added, removed and repriced between each provider's two latest snapshots "
                       "(per GPU-hour). Providers with a single snapshot have no changes yet.", "",
-                      table(["Provider", "Change", "Offers"], summary), "",
+                      table(["Provider", "Change", "Offers"], summary), "", *note,
                       table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %",
                              "Previous snapshot", "Current snapshot"], rows, sortable=True)]) + "\n"
 

@@ -1,4 +1,7 @@
 -- What changed between each provider's two latest snapshots: added, removed, repriced offers.
+-- Sources differ in what they list: an offer whose tier and statistic appear in only one of the two
+-- snapshots (say, reserved prices that only the older source printed) is 'not compared', never
+-- 'removed' or 'added'.
 with dates as (
     select provider, observed_on, dense_rank() over (partition by provider order by observed_on desc) as age
     from (select distinct provider, observed_on from core_price_history)
@@ -10,6 +13,12 @@ cur as (
 
 prev as (
     select h.* from core_price_history as h join dates as d using (provider, observed_on) where d.age = 2
+),
+
+compared_units as (
+    select provider, pricing_tier, statistic from cur
+    intersect
+    select provider, pricing_tier, statistic from prev
 ),
 
 providers_with_history as (
@@ -41,6 +50,7 @@ joined as (
 select
     j.*,
     case
+        when u.provider is null then 'not compared'
         when previous_usd_per_gpu_hour is null then 'added'
         when current_usd_per_gpu_hour is null then 'removed'
         when current_usd_per_gpu_hour <> previous_usd_per_gpu_hour then 'repriced'
@@ -48,4 +58,6 @@ select
     end as change,
     round(100 * (current_usd_per_gpu_hour / previous_usd_per_gpu_hour - 1), 2) as change_pct
 from joined as j
+left join compared_units as u
+    on j.provider = u.provider and j.pricing_tier = u.pricing_tier and j.statistic = u.statistic
 where j.provider in (select provider from providers_with_history)
