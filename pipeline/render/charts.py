@@ -143,22 +143,30 @@ def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[st
 
 @functools.cache
 def _price_history_template() -> dict:
-    """The price-history chart, validated once; each GPU page fills in its own data and title."""
-    chart = alt.Chart(alt.Data(values=[])).mark_line(point=True).encode(
+    """The price-history chart, validated once; each page fills in its own data and title. One line per offer
+    (provider, tier, statistic, region, offering); colour is the provider and the point's shape the tier, so
+    the legend stays readable however many offers a GPU has."""
+    base = alt.Chart(alt.Data(values=[])).encode(
         x=alt.X("observed_on:T", title="Observed on"),
         y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
-        color=alt.Color("series:N", title="Offer", legend=alt.Legend(orient="bottom", columns=1, labelLimit=400)),
-        tooltip=["provider:N", "offering:N", "pricing_tier:N", "region:N",
+        color=alt.Color("provider:N", title="Provider", scale=alt.Scale(scheme="tableau20"),
+                        legend=alt.Legend(orient="bottom", columns=5)),
+        detail="series:N",
+        tooltip=["provider:N", "offering:N", "pricing_tier:N", "statistic:N", "region:N",
                  alt.Tooltip("observed_on:T", title="observed"),
                  alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f")],
-    ).properties(width=WIDTH, height=260, title="")
+    )
+    points = base.mark_point(filled=True, size=45).encode(
+        shape=alt.Shape("pricing_tier:N", title="Tier", legend=alt.Legend(orient="bottom")))
+    chart = alt.layer(base.mark_line(), points).properties(width=WIDTH, height=260, title="")
     return _spec(chart)
 
 
 def price_history(history: pd.DataFrame, title: str) -> dict:
-    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["offering"],
+    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["statistic"]
+                          + " · " + history["region"] + " · " + history["offering"],
                           observed_on=history["observed_on"].astype(str).str[:10])[
-        ["series", "provider", "offering", "pricing_tier", "region", "observed_on", "usd_per_gpu_hour"]]
+        ["series", "provider", "offering", "pricing_tier", "statistic", "region", "observed_on", "usd_per_gpu_hour"]]
     spec = copy.deepcopy(_price_history_template())
     spec["data"] = {"values": data.to_dict(orient="records")}
     spec["title"] = title
