@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 from pathlib import Path
 
 import httpx
@@ -177,3 +178,35 @@ def test_cli_leaves_the_default_region_to_each_fetcher(monkeypatch, tmp_path):
     assert runner.invoke(app, ["fetch-prices", "azure", "--region", "westeurope"]).exit_code == 0
     assert calls == [("aws", {}), ("azure", {"region": "westeurope"})]
     assert runner.invoke(app, ["fetch-prices", "gcp"]).exit_code == 2
+
+
+CAPTURED = (FIXTURES / "captured_index.csv").read_text(encoding="utf-8")  # verbatim lines, see CAPTURED.md
+
+
+def test_a_captured_offer_file_parses_and_every_row_it_should_drop_is_dropped():
+    """Lines of a real EC2 offer file (91 columns, ten-decimal prices, upfront fees, Dedicated Host, unused
+    reservations, Local Zones): its only GPU row (g5.48xlarge, Dedicated SUSE, unused reservation) and
+    everything else are dropped in every region they name."""
+    lines = CAPTURED.splitlines()
+    header = next(csv.reader([lines[5]]))
+    assert len(header) == 91 and header[0] == "SKU"
+    regions = {next(csv.reader([line]))[header.index("Region Code")] for line in lines[6:]}
+    for region in sorted(regions):
+        rows, meta = fetch.aws_rows(iter(lines), region)
+        assert rows == [], region
+    assert meta["Version"] == "20250912225308" and fetch._publication_date(meta) == dt.date(2025, 9, 12)
+
+
+def test_the_captured_gpu_row_is_kept_once_its_terms_are_the_ones_we_keep():
+    """The captured g5.48xlarge line with tenancy, OS and capacity status set to shared Linux in use: the
+    fetcher reads its price and region from the right columns of the real 91-column header."""
+    lines = CAPTURED.splitlines()
+    header = next(csv.reader([lines[5]]))
+    g5 = next(next(csv.reader([line])) for line in lines[6:] if '"g5.48xlarge"' in line)
+    g5[header.index("Tenancy")], g5[header.index("Operating System")] = "Shared", "Linux"
+    g5[header.index("CapacityStatus")] = "Used"
+    buffer = io.StringIO()
+    csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(g5)
+    rows, _ = fetch.aws_rows(iter([*lines[:6], buffer.getvalue().rstrip("\n")]), "ap-southeast-2")
+    assert [(r["offering"], r["pricing_tier"], r["usd_per_hour"], r["region"], r["gpu_count"]) for r in rows] == [
+        ("g5.48xlarge", "on-demand", 21.30264, "ap-southeast-2", 8)]
