@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-CHANGES = ("repriced", "added", "removed", "unchanged")
+CHANGES = ("repriced", "added", "removed", "unchanged", "not compared")
 
 
 @dataclass
@@ -63,7 +63,7 @@ def describe(news: list[ProviderNews]) -> list[str]:
         if n.previous_on is None:
             lines.append(f"{n.provider}: first snapshot, {n.current_on}")
             continue
-        counts = ", ".join(f"{n.counts[k]} {k}" for k in CHANGES)
+        counts = ", ".join(f"{n.counts[k]} {k}" for k in CHANGES if n.counts[k] or k != "not compared")
         lines.append(f"{n.provider}: snapshot {n.current_on} against {n.previous_on}: {counts}")
         for offering, gpu, tier, region, before, after, pct in n.repriced:
             lines.append(f"    {offering} ({gpu}, {tier}, {region}): ${before:,.3f} -> ${after:,.3f} "
