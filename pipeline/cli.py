@@ -49,10 +49,10 @@ def build() -> None:
 @app.command("refresh-prices")
 def refresh_prices() -> None:
     """Re-materialise only the price inputs and what depends on them (pages and site included)."""
-    from .news import describe, latest_snapshots, price_news
+    from .news import describe, price_news, snapshot_dates
     from .run import materialize, price_selection
 
-    before = latest_snapshots(paths().database)
+    before = snapshot_dates(paths().database)
     outcome = materialize(price_selection(), incremental=True)
     if outcome.full_build_instead:
         typer.secho("no previous build to refresh: built everything instead", fg="yellow")

@@ -19,24 +19,31 @@ class ProviderNews:
     previous_on: dt.date | None  # None: the provider's first snapshot
     counts: dict[str, int] = field(default_factory=dict)
     repriced: list[tuple] = field(default_factory=list)  # offering, GPU, tier, region, before, after, change %
+    history_added: list[dt.date] = field(default_factory=list)  # older snapshots added (current prices unchanged)
 
 
-def latest_snapshots(database: Path) -> dict[str, dt.date]:
-    """The date of each provider's latest snapshot in a built database (empty when there is none)."""
+def snapshot_dates(database: Path) -> dict[str, set[dt.date]]:
+    """The dates of each provider's snapshots in a built database (empty when there is none)."""
     if not database.is_file():
         return {}
     with duckdb.connect(str(database), read_only=True) as con:
-        return dict(con.execute("select provider, max(observed_on) from price_history group by all").fetchall())
+        rows = con.execute("select provider, list(distinct observed_on) from price_history group by all").fetchall()
+    return {provider: set(dates) for provider, dates in rows}
 
 
-def price_news(database: Path, before: dict[str, dt.date], largest: int = 8) -> list[ProviderNews]:
-    """Providers whose latest snapshot is newer than in `before`, with their change counts and the
-    `largest` price moves by size."""
+def price_news(database: Path, before: dict[str, set[dt.date]], largest: int = 8) -> list[ProviderNews]:
+    """Providers with a snapshot that `before` did not have: a newer one (with the change counts against
+    the snapshot before it and the `largest` price moves) or only older ones (history filled in)."""
     news = []
     with duckdb.connect(str(database), read_only=True) as con:
-        latest = con.execute("select provider, max(observed_on) from price_history group by all order by 1").fetchall()
-        for provider, current_on in latest:
-            if before.get(provider) == current_on:
+        for provider, dates in sorted(snapshot_dates(database).items()):
+            known = before.get(provider, set())
+            added = sorted(dates - known)
+            if not added:
+                continue
+            current_on = max(dates)
+            if known and current_on in known:  # only older snapshots arrived: the current prices are unchanged
+                news.append(ProviderNews(provider, current_on, current_on, history_added=added))
                 continue
             counts = dict(con.execute("select change, count(*) from price_changes where provider = ? group by all",
                                       [provider]).fetchall())
@@ -60,6 +67,11 @@ def describe(news: list[ProviderNews]) -> list[str]:
         return ["no provider has a new snapshot: prices are as they were"]
     lines = []
     for n in news:
+        if n.history_added:
+            dates = ", ".join(str(d) for d in n.history_added)
+            lines.append(f"{n.provider}: older snapshot(s) {dates} added to the history; current prices unchanged "
+                         f"(latest snapshot {n.current_on})")
+            continue
         if n.previous_on is None:
             lines.append(f"{n.provider}: first snapshot, {n.current_on}")
             continue

@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.bench import add_price_snapshot
 from pipeline.config import paths_overridden
-from pipeline.news import describe, latest_snapshots, price_news
+from pipeline.news import describe, price_news, snapshot_dates
 from pipeline.run import materialize, price_selection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,16 +28,16 @@ def refreshed(tmp_path_factory):
         site = base / "build" / "site"
         before = {p.relative_to(site): (p.stat().st_mtime_ns, p.read_bytes()) for p in site.rglob("*.html")}
         db = base / "data" / "atlas.duckdb"
-        snapshots_before = latest_snapshots(db)
+        snapshots_before = snapshot_dates(db)
         add_price_snapshot(src, day="2026-11-30")
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok, outcome.errors
         news = price_news(db, snapshots_before)
-        unchanged_news = price_news(db, latest_snapshots(db))
+        unchanged_news = price_news(db, snapshot_dates(db))
     with paths_overridden(base / "full" / "atlas.duckdb", base / "full-build", src):
         assert materialize().ok
     yield {"site": site, "full": base / "full-build" / "site", "before": before, "outcome": outcome,
-           "news": news, "unchanged_news": unchanged_news}
+           "news": news, "unchanged_news": unchanged_news, "db": db}
 
 
 def test_only_changed_pages_are_rendered_again(refreshed):
@@ -88,3 +88,14 @@ def test_the_refresh_reports_what_changed(refreshed):
     assert after == pytest.approx(before * 1.1, rel=1e-3) and pct == pytest.approx(10.0, abs=0.05)
     assert "+10.0 %" in "\n".join(describe(news))
     assert refreshed["unchanged_news"] == [] and "no provider" in describe([])[0]
+
+
+def test_an_older_snapshot_is_reported_as_history(refreshed):
+    """A snapshot dated before the provider's latest fills in history: current prices are unchanged."""
+    db = refreshed["db"]
+    before = snapshot_dates(db)
+    oldest = min(before["aws"])
+    before["aws"] = before["aws"] - {oldest}
+    (news,) = price_news(db, before)
+    assert news.provider == "aws" and news.history_added == [oldest] and news.current_on == max(before["aws"])
+    assert "added to the history; current prices unchanged" in describe([news])[0]
