@@ -420,18 +420,23 @@ def prices_page(con) -> str:
                                             having count(distinct observed_on) > 1)
                          order by g.name, h.provider, h.offering, h.pricing_tier, h.statistic, h.region, h.observed_on""")
     providers = df(con, """select provider, count(*) as offers, count(gpu_id) as mapped, max(observed_on) as observed_on,
-                           from core_price_offers group by all order by provider""")
+                                  string_agg(distinct pricing_tier, ', ' order by pricing_tier) as tiers,
+                                  string_agg(distinct region, ', ' order by region) as regions,
+                                  (select count(distinct h.observed_on) from core_price_history as h
+                                   where h.provider = o.provider) as snapshots
+                           from core_price_offers as o group by all order by provider""")
     rows = [[esc(o.provider), esc(o.offering), gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
              num(o.gpu_count), money(o.usd_per_hour, 3), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier), esc(o.statistic),
              esc(o.region), esc(o.observed_on), age(o.observed_on)] for o in offers.itertuples()]
-    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.observed_on), age(p.observed_on)]
-            for p in providers.itertuples()]
+    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), esc(p.observed_on),
+             age(p.observed_on), str(p.snapshots)] for p in providers.itertuples()]
     out = ["# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
            "promotional). Each price shows its age: prices go stale. History: the `price_history` view and "
            "[What changed](changes.md).", "",
-           table(["Provider", "Offers", "Mapped to a variant", "Snapshot", "Age"], prow), ""]
+           table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Snapshot", "Age", "Snapshots kept"],
+                 prow), ""]
     if len(history):
         out += [chart("history-all", charts.price_history(history.assign(offering=history["name"] + " · " + history["offering"]),
                                                           "Price history (GPUs with more than one snapshot)")), ""]
