@@ -55,7 +55,7 @@ def refresh_prices() -> None:
     before = snapshot_dates(paths().database)
     outcome = materialize(price_selection(), incremental=True)
     if outcome.full_build_instead:
-        typer.secho("no previous build to refresh: built everything instead", fg="yellow")
+        typer.secho(f"{outcome.full_build_reason}: built everything instead", fg="yellow")
     _report(outcome, "price refresh")
     typer.echo("what changed:")
     for line in describe(price_news(paths().database, before)):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import json
 import os
 import shutil
 import time
@@ -13,12 +15,14 @@ from pathlib import Path
 
 import dagster as dg
 
-from .config import paths
+from .config import PACKAGE, ROOT, Paths, paths
 
 # a price change re-runs the price inputs and everything downstream of them, plus the source register
 # (a new snapshot is a new source) and the page that lists it
 PRICE_ROOTS = ["raw_prices", "raw_aliases"]
 SOURCE_REGISTER = ["core_sources", "pages_sources"]
+# the source folders a price refresh re-reads; a change anywhere else needs a full build
+PRICE_SOURCE_DIRS = ("prices", "aliases")
 
 
 @dataclass
@@ -31,7 +35,8 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     step_seconds: dict[str, float] = field(default_factory=dict)
     site: dict = field(default_factory=dict)  # the site step's metadata: pages rendered, incremental or full
-    full_build_instead: bool = False  # a refresh found no previous build to start from
+    full_build_instead: bool = False  # a refresh could not start from the last build (see full_build_reason)
+    full_build_reason: str = ""
 
 
 def _definitions() -> dg.Definitions:
@@ -65,19 +70,64 @@ def _exclusive(build: Path):
         yield
 
 
+def build_inputs(p: Paths) -> dict[str, str]:
+    """Everything a build reads that a price refresh does not: the sources outside prices/ and aliases/
+    (data files and sidecars), the pipeline's code, SQL and parameters, the hand-written pages, the MkDocs
+    configuration and the locked dependencies. Path -> SHA-256."""
+    def files(label: str, root: Path, keep=lambda rel: True):
+        if root.is_dir():
+            for path in root.rglob("*"):
+                rel = path.relative_to(root)
+                if path.is_file() and "__pycache__" not in rel.parts and keep(rel):
+                    yield f"{label}/{rel.as_posix()}", path
+
+    found = [*files("sources", p.sources, lambda rel: rel.parts[0] not in PRICE_SOURCE_DIRS),
+             *files("pipeline", PACKAGE), *files("site", p.handwritten)]
+    found += [(name, path) for name, path in (("mkdocs.yml", p.mkdocs_config), ("uv.lock", ROOT / "uv.lock"))
+              if path.is_file()]
+    return {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in sorted(found)}
+
+
+def _inputs_file(p: Paths) -> Path:
+    return p.database.with_name(p.database.stem + ".inputs.json")
+
+
+def _refresh_blocker(p: Paths, inputs: dict[str, str]) -> str:
+    """Why a price refresh cannot start from the last build ('' when it can)."""
+    if not (p.database.is_file() and p.docs.is_dir() and p.site.is_dir()):
+        return "no previous build to start from"
+    try:
+        recorded = json.loads(_inputs_file(p).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "the last build recorded no list of its inputs"
+    changed = sorted(name for name in recorded.keys() | inputs.keys() if recorded.get(name) != inputs.get(name))
+    if not changed:
+        return ""
+    shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+    return f"{len(changed)} input(s) a price refresh does not re-read changed since the last build: {shown}"
+
+
 def materialize(selection: dg.AssetSelection | None = None, incremental: bool = False) -> Outcome:
     """Run the graph (or `selection`) into staging, then swap.
 
-    incremental: start from a copy of the current database and generated pages (price refresh). Without a
-    previous database, pages and site to start from, everything is built instead.
+    incremental: start from a copy of the current database and generated pages (price refresh). When the
+    last build cannot be started from (none yet, or specs, models, code or hand-written pages changed since
+    it), everything is built instead, so a refresh never mixes new inputs into an old build.
     """
     p = paths()
-    fallback = incremental and not (p.database.is_file() and p.docs.is_dir() and p.site.is_dir())
-    if fallback:
+    inputs = build_inputs(p)
+    reason = _refresh_blocker(p, inputs) if incremental else ""
+    if reason:
         selection, incremental = None, False
     with _exclusive(p.build):
         outcome = _materialize(selection, incremental)
-    outcome.full_build_instead = fallback
+        if outcome.ok and not incremental:  # what this build read, for the next refresh to compare against
+            target = _inputs_file(p)
+            tmp = target.with_suffix(".tmp")
+            tmp.write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
+            tmp.replace(target)
+    outcome.full_build_instead = bool(reason)
+    outcome.full_build_reason = reason
     return outcome
 
 

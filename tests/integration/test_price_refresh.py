@@ -99,3 +99,21 @@ def test_an_older_snapshot_is_reported_as_history(refreshed):
     (news,) = price_news(db, before)
     assert news.provider == "aws" and news.history_added == [oldest] and news.current_on == max(before["aws"])
     assert "added to the history; current prices unchanged" in describe([news])[0]
+
+
+def test_a_refresh_after_a_spec_change_builds_everything(tmp_path):
+    """A price refresh re-reads only prices and aliases: when anything else it would otherwise mix into the
+    last build changed (here a spec sidecar), it builds everything instead and says why; the next refresh,
+    with nothing else changed, is a price refresh again."""
+    src = tmp_path / "sources"
+    shutil.copytree(ROOT / "sources", src)
+    with paths_overridden(tmp_path / "atlas.duckdb", tmp_path / "build", src):
+        assert materialize().ok
+        sidecar = sorted((src / "specs").rglob("*.source.yml"))[0]
+        sidecar.write_text(sidecar.read_text(encoding="utf-8").replace("title:", "title: (revised)", 1),
+                           encoding="utf-8")
+        outcome = materialize(price_selection(), incremental=True)
+        assert outcome.ok and outcome.full_build_instead, outcome.errors
+        assert str(sidecar.relative_to(src)) in outcome.full_build_reason and "core_gpus" in outcome.materialized
+        again = materialize(price_selection(), incremental=True)
+        assert again.ok and not again.full_build_instead and "core_gpus" not in again.materialized

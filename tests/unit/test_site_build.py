@@ -102,3 +102,21 @@ def test_consecutive_incremental_builds_in_one_process_keep_the_index_exact(tmp_
     assert sorted(texts) == ["", "prices/"]  # one entry per page: nothing carried over from other builds
     assert "$3.00" in texts["prices/"] and "Specs stay put" in texts[""]
     assert "Another site" not in " ".join(texts.values())
+
+
+def test_build_inputs_leave_out_prices_and_aliases_only(tmp_path):
+    from pipeline.config import paths_overridden
+    from pipeline.run import build_inputs
+
+    src = tmp_path / "sources"
+    for rel in ("specs/a/gpus.csv", "prices/acme/2026-01-01/prices.csv", "aliases/acme.csv", "models/m.csv"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(rel, encoding="utf-8")
+    with paths_overridden(tmp_path / "db.duckdb", tmp_path / "build", src) as p:
+        first = build_inputs(p)
+        assert {"sources/specs/a/gpus.csv", "sources/models/m.csv", "mkdocs.yml", "pipeline/run.py"} <= first.keys()
+        assert not [k for k in first if k.startswith(("sources/prices", "sources/aliases"))]
+        (src / "prices/acme/2026-01-01/prices.csv").write_text("changed", encoding="utf-8")
+        assert build_inputs(p) == first
+        (src / "specs/a/gpus.csv").write_text("changed", encoding="utf-8")
+        assert build_inputs(p)["sources/specs/a/gpus.csv"] != first["sources/specs/a/gpus.csv"]
