@@ -91,17 +91,21 @@ def checksums(write: bool = typer.Option(False, "--write", help="update sidecar 
 def fetch_prices(
     provider: str = typer.Argument(..., help="provider with a public price API: azure or aws"),
     region: list[str] | None = typer.Option(None, "--region", help="provider region, repeatable: all go into one "
-                                            "snapshot (default: azure eastus, aws us-east-1)"),
+                                            "snapshot (default: the regions of the provider's latest snapshot, "
+                                            "else azure eastus, aws us-east-1)"),
     force: bool = typer.Option(False, help="replace today's snapshot if it exists"),
 ) -> None:
     """Fetch a new dated price snapshot (network) into sources/prices/<provider>/<today>/."""
-    from .fetch import FETCHERS, FetchError, fetch_regions, write_snapshot
+    from .fetch import FETCHERS, FetchError, fetch_regions, snapshot_regions, write_snapshot
 
     if provider not in FETCHERS:
         typer.secho(f"no fetcher for {provider!r}; available: {', '.join(FETCHERS)}", fg="red", err=True)
         raise typer.Exit(2)
     try:
-        snapshot = fetch_regions(provider, region)
+        regions = region or snapshot_regions(paths().sources, provider)
+        if regions:
+            typer.echo(f"fetching {provider} prices for {', '.join(regions)}")
+        snapshot = fetch_regions(provider, regions)
         target = write_snapshot(snapshot, paths().sources, force=force)
     except FetchError as exc:
         typer.secho(f"fetch failed: {exc}", fg="red", err=True)

@@ -110,8 +110,8 @@ COLUMN_DOCS = {
     "current_usd_per_gpu_hour": "price per GPU-hour in the latest snapshot",
     "previous_observed_on": "date of the previous snapshot",
     "current_observed_on": "date of the latest snapshot",
-    "change": "added, removed, repriced or unchanged; 'not compared' when the offer's tier and statistic appear "
-              "in only one of the two snapshots (the sources list different tiers)",
+    "change": "added, removed, repriced or unchanged; 'not compared' when the offer's tier, statistic and region "
+              "appear together in only one of the two snapshots (the sources cover different tiers or regions)",
     "change_pct": "price change in percent",
     # models
     "model_id": "model key",

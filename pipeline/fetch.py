@@ -366,6 +366,18 @@ FETCHERS = {"azure": fetch_azure, "aws": fetch_aws}
 API_ROOTS = {"azure": AZURE_API, "aws": AWS_REGION_INDEX}
 
 
+def snapshot_regions(sources: Path, provider: str) -> list[str]:
+    """The regions of the provider's latest snapshot: a new fetch asks for the same ones by default, so
+    What changed compares like with like. Empty when there is no snapshot or it names no region."""
+    folder = sources / "prices" / provider
+    dated = sorted(p for p in folder.iterdir() if p.is_dir() and (p / "prices.csv").is_file()) if folder.is_dir() else []
+    if not dated:
+        return []
+    with (dated[-1] / "prices.csv").open(encoding="utf-8", newline="") as fh:
+        regions = {row.get("region") or "" for row in csv.DictReader(fh)}
+    return sorted(r for r in regions if r and r != "all")
+
+
 def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> Snapshot:
     """One snapshot of a provider: its default region, or every region asked for, in one dated list.
 

@@ -41,12 +41,13 @@ def new_price_snapshot(context: dg.SensorEvaluationContext):
 @dg.op(description="Fetch a dated snapshot from every public price API (network); a provider that fails is "
                    "logged and skipped, and an existing snapshot of today is never overwritten.")
 def fetch_public_prices(context) -> list[str]:
-    from pipeline.fetch import FETCHERS, FetchError, write_snapshot
+    from pipeline.fetch import FETCHERS, FetchError, fetch_regions, snapshot_regions, write_snapshot
 
     written = []
-    for provider, fetch in FETCHERS.items():
-        try:
-            target = write_snapshot(fetch(), paths().sources)
+    for provider in FETCHERS:
+        try:  # the regions of the provider's latest snapshot, so What changed compares like with like
+            snapshot = fetch_regions(provider, snapshot_regions(paths().sources, provider))
+            target = write_snapshot(snapshot, paths().sources)
         except FetchError as exc:
             context.log.warning(f"{provider}: {exc}")
             continue

@@ -452,6 +452,7 @@ def changes_page(con) -> str:
                     order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region""")
     counts = df(con, "select provider, change, count(*) as n from out_price_changes group by all order by all")
     uncompared = df(con, """select provider, pricing_tier, statistic,
+                                   string_agg(distinct region, ', ' order by region) as regions,
                                    max(coalesce(current_observed_on, previous_observed_on)) as listed_on, count(*) as n
                             from out_price_changes where change = 'not compared' group by all order by all""")
     rows = [[esc(c.provider), esc(c.offering), esc(c.name) if pd.notna(c.name) else esc(c.provider_gpu_name),
@@ -462,10 +463,11 @@ def changes_page(con) -> str:
     summary = [[esc(c.provider), esc(c.change), str(c.n)] for c in counts.itertuples()]
     note = []
     if len(uncompared):
-        units = "; ".join(f"{esc(u.provider)} {esc(u.pricing_tier)} ({esc(u.statistic)}, {u.n} offers, only in the "
-                          f"snapshot of {esc(u.listed_on)})" for u in uncompared.itertuples())
-        note = [f"*Not compared*: offers of a tier that only one of the two snapshots lists, because their sources "
-                f"print different tiers. Their absence from the other snapshot is not a removal: {units}.", ""]
+        units = "; ".join(f"{esc(u.provider)} {esc(u.pricing_tier)} ({esc(u.statistic)}, {esc(u.regions)}: {u.n} offers, "
+                          f"only in the snapshot of {esc(u.listed_on)})" for u in uncompared.itertuples())
+        note = [f"*Not compared*: offers of a tier or region that only one of the two snapshots lists, because their "
+                f"sources cover different tiers or regions. Their absence from the other snapshot is not a removal: "
+                f"{units}.", ""]
     return "\n".join(["# What changed", "",
                       "Offers added, removed and repriced between each provider's two latest snapshots "
                       "(per GPU-hour). Providers with a single snapshot have no changes yet.", "",

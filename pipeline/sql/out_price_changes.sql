@@ -1,7 +1,7 @@
 -- What changed between each provider's two latest snapshots: added, removed, repriced offers.
--- Sources differ in what they list: an offer whose tier and statistic appear in only one of the two
--- snapshots (say, reserved prices that only the older source printed) is 'not compared', never
--- 'removed' or 'added'.
+-- Sources differ in what they list: an offer whose tier, statistic and region appear together in only
+-- one of the two snapshots (say, reserved prices that only the older source printed, or a region the
+-- newer fetch did not ask for) is 'not compared', never 'removed' or 'added'.
 with dates as (
     select provider, observed_on, dense_rank() over (partition by provider order by observed_on desc) as age
     from (select distinct provider, observed_on from core_price_history)
@@ -16,9 +16,9 @@ prev as (
 ),
 
 compared_units as (
-    select provider, pricing_tier, statistic from cur
+    select provider, pricing_tier, statistic, region from cur
     intersect
-    select provider, pricing_tier, statistic from prev
+    select provider, pricing_tier, statistic, region from prev
 ),
 
 providers_with_history as (
@@ -59,5 +59,5 @@ select
     round(100 * (current_usd_per_gpu_hour / previous_usd_per_gpu_hour - 1), 2) as change_pct
 from joined as j
 left join compared_units as u
-    on j.provider = u.provider and j.pricing_tier = u.pricing_tier and j.statistic = u.statistic
+    on j.provider = u.provider and j.pricing_tier = u.pricing_tier and j.statistic = u.statistic and j.region = u.region
 where j.provider in (select provider from providers_with_history)

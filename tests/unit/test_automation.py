@@ -39,15 +39,26 @@ def test_fetch_job_writes_snapshots_and_skips_a_failing_provider(tmp_path, monke
     def offline(**_):
         raise fetch.FetchError("cannot reach example: are you offline?")
 
-    monkeypatch.setattr(fetch, "FETCHERS", {
-        "azure": offline,
-        "aws": lambda **_: fetch.Snapshot("aws", rows, "https://example.com/index.csv", "test", "test")})
-    (tmp_path / "prices" / "aws" / "2026-01-01").mkdir(parents=True)
+    asked = []
+
+    def aws(region="us-east-1", **_):
+        asked.append(region)
+        return fetch.Snapshot("aws", [{**rows[0], "region": region}], f"https://example.com/{region}/index.csv",
+                              f"test in {region}", "test")
+
+    monkeypatch.setattr(fetch, "FETCHERS", {"azure": offline, "aws": aws})
+    previous = tmp_path / "prices" / "aws" / "2026-01-01"
+    previous.mkdir(parents=True)
+    (previous / "prices.csv").write_text(
+        ",".join(fetch.PRICE_COLUMNS) + "\n" + "\n".join(
+            f"x.large,NVIDIA T4,16,1,0.5,on-demand,list,{r}," for r in ("us-west-2", "us-east-1", "us-east-1")) + "\n",
+        encoding="utf-8")
     _, cursor = evaluate(None)
     result = fetch_prices.execute_in_process()
     assert result.success
     written = result.output_for_node("fetch_public_prices")
     assert len(written) == 1 and "/prices/aws/" in written[0]
+    assert asked == ["us-east-1", "us-west-2"]  # the regions of the latest snapshot, in one new snapshot
     requests, _ = evaluate(cursor)  # the new folder starts a refresh
     assert len(requests) == 1 and requests[0].tags["snapshot"].startswith("prices/aws/")
     assert weekly_fetch.job_name == "fetch_prices"

@@ -26,8 +26,8 @@ def changes():
         con = duckdb.connect(":memory:")
         create_table_from_frame(con, "core_price_history", pd.DataFrame(rows))
         create_table_from_sql(con, "out_price_changes")
-        got = {(r[0], r[1], r[2]): (r[3], r[4]) for r in con.execute(
-            "select offering, pricing_tier, statistic, change, change_pct from out_price_changes").fetchall()}
+        got = {tuple(r[:4]): (r[4], r[5]) for r in con.execute(
+            "select offering, pricing_tier, statistic, region, change, change_pct from out_price_changes").fetchall()}
         con.close()
         return got
     return run
@@ -36,8 +36,8 @@ def changes():
 def test_added_removed_repriced_and_unchanged(changes):
     got = changes([offer(OLD, "a", 2.0), offer(OLD, "b", 1.0), offer(OLD, "gone", 3.0),
                    offer(NEW, "a", 2.5), offer(NEW, "b", 1.0), offer(NEW, "new", 4.0)])
-    assert got == {("a", "on-demand", "list"): ("repriced", 25.0), ("b", "on-demand", "list"): ("unchanged", 0.0),
-                   ("gone", "on-demand", "list"): ("removed", None), ("new", "on-demand", "list"): ("added", None)}
+    assert got == {("a", "on-demand", "list", "r1"): ("repriced", 25.0), ("b", "on-demand", "list", "r1"): ("unchanged", 0.0),
+                   ("gone", "on-demand", "list", "r1"): ("removed", None), ("new", "on-demand", "list", "r1"): ("added", None)}
 
 
 def test_a_tier_only_one_snapshot_lists_is_not_compared(changes):
@@ -46,11 +46,21 @@ def test_a_tier_only_one_snapshot_lists_is_not_compared(changes):
     got = changes([offer(OLD, "a", 2.0), offer(OLD, "a", 1.2, tier="reserved"), offer(OLD, "a", 0.7, tier="spot",
                                                                                     statistic="minimum"),
                    offer(NEW, "a", 2.0), offer(NEW, "a", 1.9, statistic="median")])
-    assert got == {("a", "on-demand", "list"): ("unchanged", 0.0),
-                   ("a", "reserved", "list"): ("not compared", None),
-                   ("a", "spot", "minimum"): ("not compared", None),
-                   ("a", "on-demand", "median"): ("not compared", None)}
+    assert got == {("a", "on-demand", "list", "r1"): ("unchanged", 0.0),
+                   ("a", "reserved", "list", "r1"): ("not compared", None),
+                   ("a", "spot", "minimum", "r1"): ("not compared", None),
+                   ("a", "on-demand", "median", "r1"): ("not compared", None)}
 
 
 def test_a_provider_with_one_snapshot_has_no_changes(changes):
     assert changes([offer(NEW, "a", 2.0)]) == {}
+
+
+def test_a_region_only_one_snapshot_lists_is_not_compared(changes):
+    """The newer fetch asked for one region of two: the other region's offers are not 'removed'."""
+    got = changes([offer(OLD, "a", 2.0, region="east"), offer(OLD, "a", 2.4, region="west"),
+                   offer(OLD, "b", 1.0, region="east"),
+                   offer(NEW, "a", 2.2, region="east")])
+    assert got == {("a", "on-demand", "list", "east"): ("repriced", 10.0),
+                   ("b", "on-demand", "list", "east"): ("removed", None),
+                   ("a", "on-demand", "list", "west"): ("not compared", None)}
