@@ -450,7 +450,13 @@ def changes_page(con) -> str:
     ch = df(con, """select c.*, g.name from out_price_changes as c left join core_gpus as g using (gpu_id)
                     where change in ('added', 'removed', 'repriced')
                     order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region""")
-    counts = df(con, "select provider, change, count(*) as n from out_price_changes group by all order by all")
+    counts = df(con, """select provider, max(previous_observed_on) as previous_on, max(current_observed_on) as current_on,
+                               count(*) filter (where change = 'added') as added,
+                               count(*) filter (where change = 'removed') as removed,
+                               count(*) filter (where change = 'repriced') as repriced,
+                               count(*) filter (where change = 'unchanged') as unchanged,
+                               count(*) filter (where change = 'not compared') as not_compared
+                        from out_price_changes group by all order by provider""")
     uncompared = df(con, """select provider, pricing_tier, statistic,
                                    string_agg(distinct region, ', ' order by region) as regions,
                                    max(coalesce(current_observed_on, previous_observed_on)) as listed_on, count(*) as n
@@ -458,9 +464,9 @@ def changes_page(con) -> str:
     rows = [[esc(c.provider), esc(c.offering), esc(c.name) if pd.notna(c.name) else esc(c.provider_gpu_name),
              esc(c.pricing_tier), esc(c.region), f"**{esc(c.change)}**", money(c.previous_usd_per_gpu_hour, 3),
              money(c.current_usd_per_gpu_hour, 3),
-             f"{c.change_pct:+.1f}%" if pd.notna(c.change_pct) else "–",
-             esc(c.previous_observed_on), esc(c.current_observed_on)] for c in ch.itertuples()]
-    summary = [[esc(c.provider), esc(c.change), str(c.n)] for c in counts.itertuples()]
+             f"{c.change_pct:+.1f}%" if pd.notna(c.change_pct) else "–"] for c in ch.itertuples()]
+    summary = [[esc(c.provider), esc(c.previous_on), esc(c.current_on), str(c.added), str(c.removed), str(c.repriced),
+                str(c.unchanged), str(c.not_compared)] for c in counts.itertuples()]
     note = []
     if len(uncompared):
         units = "; ".join(f"{esc(u.provider)} {esc(u.pricing_tier)} ({esc(u.statistic)}, {esc(u.regions)}: {u.n} offers, "
@@ -468,12 +474,16 @@ def changes_page(con) -> str:
         note = [f"*Not compared*: offers of a tier or region that only one of the two snapshots lists, because their "
                 f"sources cover different tiers or regions. Their absence from the other snapshot is not a removal: "
                 f"{units}.", ""]
-    return "\n".join(["# What changed", "",
+    return "\n".join([WIDE + "# What changed", "",
                       "Offers added, removed and repriced between each provider's two latest snapshots "
                       "(per GPU-hour). Providers with a single snapshot have no changes yet.", "",
-                      table(["Provider", "Change", "Offers"], summary), "", *note,
-                      table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %",
-                             "Previous snapshot", "Current snapshot"], rows, sortable=True)]) + "\n"
+                      table(["Provider", "Previous snapshot", "Current snapshot", "Added", "Removed", "Repriced",
+                             "Unchanged", "Not compared"], summary), "", *note,
+                      "## Every added, removed or repriced offer", "",
+                      "Before and after are per GPU-hour, in the provider's previous and current snapshot (dates "
+                      "above).", "",
+                      table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %"],
+                            rows, sortable=True)]) + "\n"
 
 
 def coverage_page(con) -> str:
