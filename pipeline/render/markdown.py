@@ -36,10 +36,10 @@ def money(value, digits: int = 2) -> str:
 
 
 def age(observed_on) -> str:
-    """A price's age, counted in the reader's browser from the observation date (ages.js), so a page stays
-    correct on every later day without a rebuild; without JavaScript it reads "since <date>"."""
+    """An observation date with its age, counted in the reader's browser (ages.js: "2026-09-20 · 63 days
+    ago"), so a page stays correct on every later day without a rebuild; without JavaScript, the date."""
     day = html.escape(str(observed_on)[:10], quote=True)
-    return f'<time class="atlas-age" datetime="{day}">since {day}</time>'
+    return f'<time class="atlas-age" datetime="{day}">{day}</time>'
 
 
 def link(text, href: str) -> str:

@@ -171,9 +171,11 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
         out.append(table(["Figure", "Value", "Class", "Explanation", "Source"], rows))
     out += ["", "## Cloud prices", ""]
     if offers:
-        rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier),
-                 esc(o.statistic), esc(o.region), esc(o.observed_on), age(o.observed_on)] for o in offers]
-        out.append(table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Statistic", "Region", "Observed", "Age"], rows))
+        rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count), money(o.usd_per_gpu_hour, 3),
+                 tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on)] for o in offers]
+        out.append("Tier: a marketplace *median* or a *minimum* (the lowest listing, or a \"from\" price) is "
+                   "marked as such; every other price is the provider's list price.")
+        out += ["", table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Region", "Observed"], rows)]
     else:
         out.append("No current offer maps to this variant.")
     if history is not None and history["observed_on"].nunique() > 1:  # a single snapshot is not a history
@@ -412,12 +414,18 @@ def cost_page(con) -> str:
                             sortable=True)]) + "\n"
 
 
+def tier(pricing_tier, statistic) -> str:
+    """The tier, with the statistic when the price is not a list price: "spot · minimum"."""
+    return esc(pricing_tier) if statistic == "list" else f"{esc(pricing_tier)} · *{esc(statistic)}*"
+
+
 def prices_page(con) -> str:
     offers = df(con, """select o.*, g.name from core_price_offers as o left join core_gpus as g using (gpu_id)
                         order by o.provider, o.usd_per_gpu_hour, o.offering, o.pricing_tier, o.statistic, o.region, o.gpu_id""")
+    # the offers seen in more than one snapshot: one line each (a single point is no history)
     history = df(con, """select h.*, g.name from core_price_history as h join core_gpus as g using (gpu_id)
-                         where h.gpu_id in (select gpu_id from core_price_history group by all
-                                            having count(distinct observed_on) > 1)
+                         qualify count(distinct h.observed_on) over (
+                             partition by h.gpu_id, h.provider, h.offering, h.pricing_tier, h.statistic, h.region) > 1
                          order by g.name, h.provider, h.offering, h.pricing_tier, h.statistic, h.region, h.observed_on""")
     providers = df(con, """select provider, count(*) as offers, count(gpu_id) as mapped, max(observed_on) as observed_on,
                                   string_agg(distinct pricing_tier, ', ' order by pricing_tier) as tiers,
@@ -426,22 +434,22 @@ def prices_page(con) -> str:
                                    where h.provider = o.provider) as snapshots
                            from core_price_offers as o group by all order by provider""")
     rows = [[esc(o.provider), esc(o.offering), gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
-             num(o.gpu_count), money(o.usd_per_hour, 3), money(o.usd_per_gpu_hour, 3), esc(o.pricing_tier), esc(o.statistic),
-             esc(o.region), esc(o.observed_on), age(o.observed_on)] for o in offers.itertuples()]
-    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), esc(p.observed_on),
-             age(p.observed_on), str(p.snapshots)] for p in providers.itertuples()]
+             num(o.gpu_count), money(o.usd_per_hour, 3), money(o.usd_per_gpu_hour, 3), tier(o.pricing_tier, o.statistic),
+             esc(o.region), age(o.observed_on)] for o in offers.itertuples()]
+    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), age(p.observed_on),
+             str(p.snapshots)] for p in providers.itertuples()]
     out = ["# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
            "promotional). Each price shows its age: prices go stale. History: the `price_history` view and "
            "[What changed](changes.md).", "",
-           table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Snapshot", "Age", "Snapshots kept"],
+           table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Latest snapshot", "Snapshots kept"],
                  prow), ""]
     if len(history):
         out += [chart("history-all", charts.price_history(history.assign(offering=history["name"] + " · " + history["offering"]),
-                                                          "Price history (GPUs with more than one snapshot)")), ""]
+                                                          "Price history (offers seen in more than one snapshot)")), ""]
     out += ["## Every current offer", "",
-            table(["Provider", "Offering", "GPU", "GPUs", "$/hour", "$/GPU-hour", "Tier", "Statistic", "Region", "Observed", "Age"],
+            table(["Provider", "Offering", "GPU", "GPUs", "$/hour", "$/GPU-hour", "Tier", "Region", "Observed"],
                   rows, sortable=True)]
     return "\n".join(out) + "\n"
 

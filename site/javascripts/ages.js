@@ -1,12 +1,12 @@
 // Price ages are counted here, in the reader's browser, from each price's observation date: a static
-// page stays right on every later day without a rebuild. Without JavaScript the cell reads "since <date>".
+// page stays right on every later day without a rebuild. Without JavaScript the cell shows the date only.
 (function () {
   var DAY = 24 * 60 * 60 * 1000;
 
   function label(days) {
     if (days <= 0) return "today";
-    if (days === 1) return "1 day";
-    return days + " days";
+    if (days === 1) return "1 day ago";
+    return days + " days ago";
   }
 
   function render() {
@@ -16,7 +16,7 @@
       var parts = el.getAttribute("datetime").split("-").map(Number);
       if (parts.length !== 3 || parts.some(isNaN)) return;
       var days = Math.round((todayUtc - Date.UTC(parts[0], parts[1] - 1, parts[2])) / DAY);
-      el.textContent = label(days);
+      el.textContent = el.getAttribute("datetime") + " \u00b7 " + label(days);
       el.setAttribute("title", "observed on " + el.getAttribute("datetime"));
       el.setAttribute("data-days", String(days));
     });

@@ -119,8 +119,8 @@ def test_price_ages_are_counted_in_the_browser(server, browser):
         observed = dt.date.fromisoformat(age.get_attribute("datetime"))
         days = int(age.get_attribute("data-days"))
         assert abs(days - (today - observed).days) <= 1  # the browser's local day may differ from UTC by one
-        assert age.inner_text() in ("today", "1 day", f"{days} days")
-    # the Age column sorts by day count, not by its text
+        assert age.inner_text() in (f"{observed} · today", f"{observed} · 1 day ago", f"{observed} · {days} days ago")
+    # the Observed column sorts by day count
     table = page.locator(".atlas-sortable table").last
     age_col = table.locator("th").count() - 1
     table.locator("th").nth(age_col).click()
