@@ -441,8 +441,9 @@ def prices_page(con) -> str:
     out = ["# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
-           "promotional). Each price shows its age: prices go stale. History: the `price_history` view and "
-           "[What changed](changes.md).", "",
+           "promotional), and a marketplace *median* or a *minimum* (the lowest listing, or a \"from\" price) is "
+           "marked next to its tier. Each price shows its age: prices go stale. History: the `price_history` view "
+           "and [What changed](changes.md).", "",
            table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Latest snapshot", "Snapshots kept"],
                  prow), ""]
     if len(history):
