@@ -68,12 +68,23 @@ def test_incremental_site_equals_a_full_build(refreshed):
 
 
 def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
-    outcome = materialize(price_selection(), incremental=True)
-    assert outcome.ok, outcome.errors
-    assert outcome.full_build_instead and "core_gpus" in outcome.materialized
+    """Through the command: with no earlier database, pages and site, `refresh-prices` builds everything
+    and says so, then reports each provider's snapshot as new."""
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    result = CliRunner().invoke(app, ["refresh-prices"])
+    assert result.exit_code == 0, result.output
+    assert "no previous build to start from: built everything instead" in result.output
+    assert "(full build)" in result.output and "what changed:" in result.output
+    # a provider with one snapshot is new; one with two is reported against its previous snapshot
+    assert "lambda: first snapshot, 2026-09-20" in result.output
+    assert "nebius: snapshot 2026-10-07 against 2026-09-25" in result.output
     site = isolated_paths / "build" / "site"
     for page in ("index.html", "about/index.html", "methodology/index.html", "javascripts/vendor/vega-bundle.js"):
         assert (site / page).is_file(), page
+    assert (isolated_paths / "data" / "atlas.inputs.json").is_file()
 
 
 def test_the_refresh_reports_what_changed(refreshed):
