@@ -78,9 +78,13 @@ def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
     assert result.exit_code == 0, result.output
     assert "no previous build to start from: built everything instead" in result.output
     assert "(full build)" in result.output and "what changed:" in result.output
-    # a provider with one snapshot is new; one with two is reported against its previous snapshot
-    assert "lambda: first snapshot, 2026-09-20" in result.output
-    assert "nebius: snapshot 2026-10-07 against 2026-09-25" in result.output
+    # every provider is new to this build: one with a single snapshot is its first, one with more is
+    # reported against its previous snapshot
+    for provider, dates in snapshot_dates(isolated_paths / "data" / "atlas.duckdb").items():
+        latest = sorted(dates)
+        expected = (f"{provider}: first snapshot, {latest[-1]}" if len(latest) == 1
+                    else f"{provider}: snapshot {latest[-1]} against {latest[-2]}")
+        assert expected in result.output
     site = isolated_paths / "build" / "site"
     for page in ("index.html", "about/index.html", "methodology/index.html", "javascripts/vendor/vega-bundle.js"):
         assert (site / page).is_file(), page
