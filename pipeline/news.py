@@ -22,13 +22,17 @@ class ProviderNews:
     history_added: list[dt.date] = field(default_factory=list)  # older snapshots added (current prices unchanged)
 
 
+def _dates(con: duckdb.DuckDBPyConnection) -> dict[str, set[dt.date]]:
+    rows = con.execute("select provider, list(distinct observed_on) from price_history group by all").fetchall()
+    return {provider: set(dates) for provider, dates in rows}
+
+
 def snapshot_dates(database: Path) -> dict[str, set[dt.date]]:
     """The dates of each provider's snapshots in a built database (empty when there is none)."""
     if not database.is_file():
         return {}
     with duckdb.connect(str(database), read_only=True) as con:
-        rows = con.execute("select provider, list(distinct observed_on) from price_history group by all").fetchall()
-    return {provider: set(dates) for provider, dates in rows}
+        return _dates(con)
 
 
 def price_news(database: Path, before: dict[str, set[dt.date]], largest: int = 8) -> list[ProviderNews]:
@@ -36,7 +40,7 @@ def price_news(database: Path, before: dict[str, set[dt.date]], largest: int = 8
     the snapshot before it and the `largest` price moves) or only older ones (history filled in)."""
     news = []
     with duckdb.connect(str(database), read_only=True) as con:
-        for provider, dates in sorted(snapshot_dates(database).items()):
+        for provider, dates in sorted(_dates(con).items()):
             known = before.get(provider, set())
             added = sorted(dates - known)
             if not added:
