@@ -38,9 +38,9 @@ def add_price_snapshot(sources: Path, day: str = "2099-01-01", provider: str = "
     The benchmark's refresh and the refresh tests use the same scenario."""
     import shutil
 
-    from .sources import write_checksums
+    from .sources import latest_price_snapshot, write_checksums
 
-    latest = sorted(p for p in (sources / "prices" / provider).iterdir() if p.is_dir())[-1]
+    latest = latest_price_snapshot(sources, provider)
     new = latest.parent / day
     shutil.copytree(latest, new)
     lines = (new / "prices.csv").read_text(encoding="utf-8").splitlines()

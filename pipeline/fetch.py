@@ -369,11 +369,12 @@ API_ROOTS = {"azure": AZURE_API, "aws": AWS_REGION_INDEX}
 def snapshot_regions(sources: Path, provider: str) -> list[str]:
     """The regions of the provider's latest snapshot: a new fetch asks for the same ones by default, so
     What changed compares like with like. Empty when there is no snapshot or it names no region."""
-    folder = sources / "prices" / provider
-    dated = sorted(p for p in folder.iterdir() if p.is_dir() and (p / "prices.csv").is_file()) if folder.is_dir() else []
-    if not dated:
+    from .sources import latest_price_snapshot
+
+    latest = latest_price_snapshot(sources, provider)
+    if latest is None:
         return []
-    with (dated[-1] / "prices.csv").open(encoding="utf-8", newline="") as fh:
+    with (latest / "prices.csv").open(encoding="utf-8", newline="") as fh:
         regions = {row.get("region") or "" for row in csv.DictReader(fh)}
     return sorted(r for r in regions if r and r != "all")
 

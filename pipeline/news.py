@@ -49,10 +49,10 @@ def price_news(database: Path, before: dict[str, set[dt.date]], largest: int = 8
             if known and current_on in known:  # only older snapshots arrived: the current prices are unchanged
                 news.append(ProviderNews(provider, current_on, current_on, history_added=added))
                 continue
-            counts = dict(con.execute("select change, count(*) from price_changes where provider = ? group by all",
-                                      [provider]).fetchall())
-            previous_on = con.execute("""select max(previous_observed_on) from price_changes where provider = ?""",
-                                      [provider]).fetchone()[0]
+            rows = con.execute("""select change, count(*), max(previous_observed_on) from price_changes
+                                  where provider = ? group by all""", [provider]).fetchall()
+            counts = {change: n for change, n, _ in rows}
+            previous_on = max((on for _, _, on in rows if on is not None), default=None)
             repriced = con.execute("""
                 select c.offering, coalesce(g.name, c.provider_gpu_name), c.pricing_tier, c.region,
                        c.previous_usd_per_gpu_hour, c.current_usd_per_gpu_hour, c.change_pct

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 import dagster as dg
 
 from .config import PACKAGE, ROOT, Paths, paths
+from .sources import sha256
 
 # a price change re-runs the price inputs and everything downstream of them, plus the source register
 # (a new snapshot is a new source) and the page that lists it
@@ -85,7 +85,7 @@ def build_inputs(p: Paths) -> dict[str, str]:
              *files("pipeline", PACKAGE), *files("site", p.handwritten)]
     found += [(name, path) for name, path in (("mkdocs.yml", p.mkdocs_config), ("uv.lock", ROOT / "uv.lock"))
               if path.is_file()]
-    return {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in sorted(found)}
+    return {name: sha256(path) for name, path in sorted(found)}
 
 
 def _inputs_file(p: Paths) -> Path:
@@ -144,9 +144,7 @@ def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outc
         shutil.rmtree(staging_build)
     staging_build.mkdir(parents=True)
     staging_db.parent.mkdir(parents=True, exist_ok=True)
-    if incremental:
-        if not p.database.exists():
-            raise SystemExit(f"no database at {p.database}: run `gpu-atlas build` first")
+    if incremental:  # materialize checked that the last build's database, pages and site exist
         shutil.copy2(p.database, staging_db)
         # copies keep modification times: the site build re-renders only pages rewritten since
         for sub in ("docs", "site"):

@@ -115,6 +115,12 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def latest_price_snapshot(root: Path, provider: str) -> Path | None:
+    """The provider's newest dated price folder holding a prices.csv (its current price list), if any."""
+    dated = sorted(p.parent for p in (root / "prices" / provider).glob("*/prices.csv"))
+    return dated[-1] if dated else None
+
+
 def sidecar_path(data_file: Path) -> Path:
     return data_file.with_suffix(".source.yml")
 

@@ -173,8 +173,7 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
     if offers:
         rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count), money(o.usd_per_gpu_hour, 3),
                  tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on)] for o in offers]
-        out.append("Tier: a marketplace *median* or a *minimum* (the lowest listing, or a \"from\" price) is "
-                   "marked as such; every other price is the provider's list price.")
+        out.append(f"Tier: {STATISTIC_MARKS}.")
         out += ["", table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Region", "Observed"], rows)]
     else:
         out.append("No current offer maps to this variant.")
@@ -414,6 +413,10 @@ def cost_page(con) -> str:
                             sortable=True)]) + "\n"
 
 
+STATISTIC_MARKS = ("a marketplace *median* or a *minimum* (the lowest listing, or a \"from\" price) is marked "
+                   "next to its tier; every other price is the provider's list price")
+
+
 def tier(pricing_tier, statistic) -> str:
     """The tier, with the statistic when the price is not a list price: "spot · minimum"."""
     return esc(pricing_tier) if statistic == "list" else f"{esc(pricing_tier)} · *{esc(statistic)}*"
@@ -441,9 +444,8 @@ def prices_page(con) -> str:
     out = ["# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
-           "promotional), and a marketplace *median* or a *minimum* (the lowest listing, or a \"from\" price) is "
-           "marked next to its tier. Each price shows its age: prices go stale. History: the `price_history` view "
-           "and [What changed](changes.md).", "",
+           f"promotional); {STATISTIC_MARKS}. Each price shows its age: prices go stale. History: the "
+           "`price_history` view and [What changed](changes.md).", "",
            table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Latest snapshot", "Snapshots kept"],
                  prow), ""]
     if len(history):
