@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 
 import typer
 
@@ -113,27 +114,77 @@ def fetch_prices(
     typer.echo(f"wrote {len(snapshot.rows)} offers to {target}; run `make prices` to update the site")
 
 
+class Workload(str, Enum):
+    inference = "inference"
+    training = "training"
+
+
+class Method(str, Enum):
+    full = "full"
+    lora = "lora"
+    qlora = "qlora"
+
+
+class Recompute(str, Enum):
+    none = "none"
+    selective = "selective"
+    full = "full"
+
+
+class KvPrecision(str, Enum):
+    bf16 = "bf16"
+    fp8 = "fp8"
+
+
+SERVING_FORMATS = ["bf16", "fp8", "int8", "int4", "q8_0", "q4_0", "q4_k_m", "fp32"]
+# the weight format each training method keeps its frozen or trained weights in
+TRAINING_FORMATS = {"full": "bf16", "lora": "bf16", "qlora": "nf4"}
+
+
+def _fail(option: str, message: str) -> None:
+    typer.secho(f"Invalid value for {option}: {message}", fg="red", err=True)
+    raise typer.Exit(2)
+
+
 @app.command("fit")
 def fit_command(
-    model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.1-70b"),
-    precision: str = typer.Option("bf16", help="weights for inference: bf16, fp8, int8, int4"),
-    context: int = typer.Option(4096, help="context tokens (capped at the model's maximum)"),
-    batch: int = typer.Option(1, help="sequences per batch (training: micro-batch per GPU)"),
-    workload: str = typer.Option("inference", help="inference or training"),
-    kv_precision: str = typer.Option("bf16", "--kv-precision", help="KV cache: bf16 or fp8"),
-    method: str = typer.Option("lora", help="training: full, lora or qlora"),
-    recompute: str = typer.Option("full", help="training activations: none, selective or full"),
+    model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.1-70b (case-insensitive)"),
+    precision: str | None = typer.Option(None, help="inference weight format: " + ", ".join(SERVING_FORMATS)
+                                         + " (default bf16); training methods fix their own (full, lora: bf16; "
+                                         "qlora: nf4)"),
+    context: int = typer.Option(4096, min=1, help="context tokens (capped at the model's maximum)"),
+    batch: int = typer.Option(1, min=1, help="sequences per batch (training: micro-batch per GPU)"),
+    workload: Workload = typer.Option(Workload.inference, case_sensitive=False, help="inference or training"),
+    kv_precision: KvPrecision = typer.Option(KvPrecision.bf16, "--kv-precision", case_sensitive=False,
+                                             help="KV cache number format (inference)"),
+    method: Method = typer.Option(Method.lora, case_sensitive=False, help="training method"),
+    recompute: Recompute = typer.Option(Recompute.full, case_sensitive=False, help="training activations"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Which GPUs fit one model and setting, how many are needed, and the memory breakdown."""
-    from .fit import fit
+    from .fit import fit, resolve_model
 
     db = paths().database
     if not db.exists():
         typer.secho(f"no database at {db}: run `make build` first", fg="red", err=True)
         raise typer.Exit(1)
+    if workload is Workload.inference:
+        if method is not Method.lora or recompute is not Recompute.full:
+            _fail("--method/--recompute", "they apply to --workload training only")
+        precision = (precision or "bf16").lower()
+        if precision not in SERVING_FORMATS:
+            _fail("--precision", f"{precision!r} is not a serving weight format; valid: {', '.join(SERVING_FORMATS)}")
+    else:
+        wanted = TRAINING_FORMATS[method.value]
+        if precision is not None and precision.lower() != wanted:
+            _fail("--precision", f"{method.value} training keeps its weights in {wanted}; omit --precision "
+                                 f"(valid methods and their formats: "
+                                 + ", ".join(f"{k} {v}" for k, v in TRAINING_FORMATS.items()) + ")")
+        precision = wanted
     try:
-        result = fit(db, model, workload, precision, context, batch, kv_precision, method, recompute)
+        model_id = resolve_model(db, model)
+        result = fit(db, model_id, workload.value, precision, context, batch, kv_precision.value, method.value,
+                     recompute.value)
     except ValueError as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from exc
@@ -141,9 +192,10 @@ def fit_command(
         typer.echo(json.dumps(result, indent=2))
         return
     b = result["breakdown_gb"]
-    setting = (f"{result['precision']} weights, {result['kv_precision']} KV cache" if workload == "inference"
-               else f"{result['method']}, recompute {result['recompute']}")
-    typer.echo(f"{model} · {workload} · {setting} · {result['context_tokens']} tokens · batch {result['batch_size']}")
+    setting = (f"{result['precision']} weights, {result['kv_precision']} KV cache" if workload is Workload.inference
+               else f"{result['method']} ({result['precision']} weights), recompute {result['recompute']}")
+    typer.echo(f"{model_id} · {workload.value} · {setting} · {result['context_tokens']} tokens · "
+               f"batch {result['batch_size']}")
     typer.echo("memory (GB, 10^9 bytes): " + " + ".join(f"{k[:-3]} {v:,.2f}" for k, v in b.items())
                + f" = {result['required_gb']:,.2f}")
     typer.echo(f"{'GPU':<48} {'memory':>8} {'usable':>8} {'GPUs':>5}  fits one  GPU link")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import duckdb
@@ -12,13 +13,30 @@ from .steps import define_macros
 PARTS = ["weights_gb", "kv_cache_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb"]
 
 
+def resolve_model(database: Path, model: str) -> str:
+    """The model_id a user meant: exact, or case-insensitive; otherwise an error with the closest ids."""
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        known = [r[0] for r in con.execute("select model_id from core_models order by 1").fetchall()]
+    finally:
+        con.close()
+    if model in known:
+        return model
+    lowered = {k.lower(): k for k in known}
+    if model.strip().lower() in lowered:
+        return lowered[model.strip().lower()]
+    close = difflib.get_close_matches(model.strip().lower(), list(lowered), n=3, cutoff=0.5)
+    hint = f"did you mean {', '.join(lowered[c] for c in close)}? " if close else ""
+    raise ValueError(f"Invalid value for --model: unknown model {model!r}; {hint}known: {', '.join(known)}")
+
+
 def fit(database: Path, model: str, workload: str = "inference", precision: str = "bf16", context: int = 4096,
         batch: int = 1, kv_precision: str = "bf16", method: str = "lora", recompute: str = "full") -> dict:
     """Run out_memory_requirements.sql and out_vram_fit.sql for one setting on the built database's tables."""
     con = duckdb.connect(":memory:")
     try:
         con.execute(f"attach {path_literal(database)} as atlas (read_only)")
-        for table in ("core_models", "core_gpus", "core_parameters"):
+        for table in ("core_models", "core_gpus", "core_parameters", "out_model_weights"):
             con.execute(f"create table {table} as select * from atlas.{table}")
         known = [r[0] for r in con.execute("select model_id from core_models order by 1").fetchall()]
         if model not in known:
@@ -27,7 +45,6 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
         con.execute("update core_parameters set value_list = [?] where name = 'inference_batches'", [batch])
         con.execute("update core_parameters set value = ? where name = 'training_context'", [context])
         con.execute("update core_parameters set value = ? where name = 'training_micro_batch'", [batch])
-        con.execute("update core_parameters set value_list = [1] where name = 'gpu_counts'")
         con.execute("delete from core_models where model_id <> ?", [model])
         define_macros(con)
         create_table_from_sql(con, "out_memory_requirements")

@@ -119,11 +119,18 @@ def _tensor_at_least_vector_fp32(df: pd.DataFrame) -> pd.Series:
 
 
 def _model_consistent(df: pd.DataFrame) -> pd.Series:
-    """active <= total parameters, kv_heads <= heads and divides them, MLA has its latent size."""
-    ok = df["active_params_b"].isna() | (df["active_params_b"] <= df["params_b"] * 1.0001)
-    ok &= df["kv_heads"].isna() | (df["kv_heads"] <= df["attention_heads"])
-    ok &= df["kv_heads"].isna() | (df["attention_heads"] % df["kv_heads"] == 0)
-    ok &= ~df["attention_kind"].eq("mla") | df["kv_lora_rank"].notna()
+    """kv_heads divides the heads; MLA carries its ranks; MoE its routing and published active count;
+    a sliding window says how many layers keep full attention."""
+    num = lambda c: pd.to_numeric(df[c], errors="coerce")  # noqa: E731
+    heads, kv = num("attention_heads"), num("kv_heads")
+    ok = kv.isna() | ((kv <= heads) & (heads % kv == 0))
+    mla = df["attention_kind"].eq("mla")
+    for col in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
+        ok &= ~mla | df[col].notna()
+    moe = num("num_experts").fillna(0) > 1
+    ok &= ~moe | (num("experts_per_token").notna() & (num("experts_per_token") <= num("num_experts"))
+                  & df["published_active_params_b"].notna())
+    ok &= df["sliding_window"].isna() | df["full_attention_layers"].notna()
     return ok
 
 
@@ -258,33 +265,86 @@ def aliases_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
 
 def models_schema() -> pa.DataFrameSchema:
     pos_int = lambda nullable=False: _col("Int64", pa.Check.gt(0), nullable=nullable)  # noqa: E731
+    flag = lambda nullable=False: _col(str, pa.Check.isin(["true", "false"]), nullable=nullable)  # noqa: E731
     return pa.DataFrameSchema(
         {
             "model_id": _col(str, pa.Check.str_matches(SLUG), unique=True),
             "name": _col(str),
             "family": _col(str),
             "developer": _col(str),
-            "params_b": _col(float, pa.Check.in_range(0.01, 5_000)),
-            "active_params_b": _col(float, pa.Check.gt(0), nullable=True),
             "layers": pos_int(),
-            "hidden_size": pos_int(True),
-            "intermediate_size": pos_int(True),
+            "hidden_size": pos_int(),
+            "intermediate_size": pos_int(),
+            "moe_intermediate_size": pos_int(True),
             "attention_heads": pos_int(),
             "kv_heads": pos_int(),
             "head_dim": pos_int(True),
-            "vocab_size": pos_int(True),
-            "max_context": pos_int(True),
+            "vocab_size": pos_int(),
+            "tied_embeddings": flag(),
+            "max_context": pos_int(),
             "attention_kind": _col(str, pa.Check.isin(["mha", "gqa", "mqa", "mla"])),
             "sliding_window": pos_int(True),
             "full_attention_layers": _col("Int64", pa.Check.ge(0), nullable=True),
+            "q_lora_rank": pos_int(True),
             "kv_lora_rank": pos_int(True),
+            "qk_nope_head_dim": pos_int(True),
             "qk_rope_head_dim": pos_int(True),
+            "v_head_dim": pos_int(True),
             "num_experts": pos_int(True),
             "experts_per_token": pos_int(True),
+            "shared_experts": _col("Int64", pa.Check.ge(0), nullable=True),
+            "first_dense_layers": _col("Int64", pa.Check.ge(0), nullable=True),
+            "mlp_kind": _col(str, pa.Check.isin(["gated", "plain"])),
+            "qkv_bias": flag(),
+            "linear_bias": flag(),
+            "norm_kind": _col(str, pa.Check.isin(["rmsnorm", "layernorm"])),
+            "norms_per_layer": pos_int(),
+            "published_params_b": _col(float, pa.Check.in_range(0.01, 5_000)),
+            "published_active_params_b": _col(float, pa.Check.gt(0), nullable=True),
+            "params_note": _col(str, nullable=True),
+            "document_id": _col(str),
+            "params_document_id": _col(str),
+        },
+        checks=[pa.Check(_model_consistent, error="inconsistent model shape: kv_heads must divide the heads; "
+                         "MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; MoE needs "
+                         "experts_per_token <= num_experts and a published active count; a sliding window needs "
+                         "full_attention_layers")],
+        name="models",
+    )
+
+
+MEASURED_FORMATS = ["bf16", "fp8", "int8", "int4", "q8_0", "q4_0", "q4_k_m"]
+
+
+def measurements_schema(gpu_ids: list[str] | None = None, model_ids: list[str] | None = None) -> pa.DataFrameSchema:
+    gpu_checks = [pa.Check.isin(gpu_ids)] if gpu_ids is not None else []
+    model_checks = [pa.Check.isin(model_ids)] if model_ids is not None else []
+    count = lambda nullable=False: _col("Int64", pa.Check.ge(0), nullable=nullable)  # noqa: E731
+    return pa.DataFrameSchema(
+        {
+            "model_id": _col(str, *model_checks),
+            "model_as_printed": _col(str),
+            "gpu_id": _col(str, *gpu_checks),
+            "gpu_as_printed": _col(str),
+            "gpu_count": _col("Int64", pa.Check.in_range(1, 1024)),
+            "engine": _col(str, pa.Check.isin(["llama.cpp", "vllm", "tensorrt-llm", "sglang", "mlc-llm", "exllamav2", "llamafile",
+                                               "transformers", "other"])),
+            "engine_build": _col(str, nullable=True),
+            "split_mode": _col(str, pa.Check.isin(["none", "layer", "row", "tensor", "pipeline"])),
+            "format": _col(str, pa.Check.isin(MEASURED_FORMATS)),
+            "batch_size": _col("Int64", pa.Check.in_range(1, 4096)),
+            "prompt_tokens": count(),
+            "generated_tokens": count(),
+            "flash_attention": _col(str, pa.Check.isin(["true", "false"]), nullable=True),
+            "metric": _col(str, pa.Check.isin(["decode_tokens_per_s"])),
+            "value": _col(float, pa.Check.in_range(0.01, 1_000_000)),
+            "unit": _col(str, pa.Check.eq("tokens/s")),
+            "quote": _col(str),
             "document_id": _col(str),
         },
-        checks=[pa.Check(_model_consistent, error="inconsistent model shape (active > total, kv_heads, MLA latent)")],
-        name="models",
+        checks=[pa.Check(lambda df: ~(df["split_mode"].eq("none") & (pd.to_numeric(df["gpu_count"]) > 1)),
+                         error="more than one GPU needs a split_mode (layer, row, tensor or pipeline)")],
+        name="measurements",
     )
 
 
@@ -296,6 +356,7 @@ RAW_SCHEMAS = {
     "prices": prices_schema,
     "aliases": aliases_schema,
     "models": models_schema,
+    "measurements": measurements_schema,
 }
 
 

@@ -26,8 +26,19 @@ SIDECAR_KINDS = {
     "model_card",
     "price_api",
     "curated_mapping",
+    "measurement",
 }
 SIDECAR_REQUIRED = ("title", "publisher", "kind", "url", "accessed_on", "checksum")
+
+
+MODEL_COLUMNS = (
+    "model_id", "name", "family", "developer", "layers", "hidden_size", "intermediate_size",
+    "moe_intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings",
+    "max_context", "attention_kind", "sliding_window", "full_attention_layers", "q_lora_rank", "kv_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_experts", "experts_per_token", "shared_experts",
+    "first_dense_layers", "mlp_kind", "qkv_bias", "linear_bias", "norm_kind", "norms_per_layer",
+    "published_params_b", "published_active_params_b", "params_note", "document_id", "params_document_id",
+)
 
 
 @dataclass(frozen=True)
@@ -96,11 +107,16 @@ KINDS: dict[str, SourceKind] = {
             "models",
             "models/*/*/llms.csv",
             True,
-            ("model_id", "name", "family", "developer", "params_b", "active_params_b", "layers",
-             "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim",
-             "vocab_size", "max_context", "attention_kind", "sliding_window",
-             "full_attention_layers", "kv_lora_rank", "qk_rope_head_dim", "num_experts",
-             "experts_per_token", "document_id"),
+            MODEL_COLUMNS,
+            True,
+        ),
+        SourceKind(
+            "measurements",
+            "measurements/*/*/measurements.csv",
+            True,
+            ("model_id", "model_as_printed", "gpu_id", "gpu_as_printed", "gpu_count", "engine", "engine_build",
+             "split_mode", "format", "batch_size", "prompt_tokens", "generated_tokens", "flash_attention",
+             "metric", "value", "unit", "quote", "document_id"),
             True,
         ),
     ]
@@ -232,10 +248,10 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
         frame = frame.apply(lambda col: col.str.strip()).replace({"": None})
         doc_ids = {d["id"] for d in meta.get("documents", [])}
         if kind.cites_documents:
-            for (line, _), doc in zip(numbered, frame["document_id"]):
-                if doc is not None and doc not in doc_ids:
-                    problems.append(Problem(rel, line, "document_id",
-                                            "names no document of the sidecar", doc))
+            for col in [c for c in header if c.endswith("document_id")]:
+                for (line, _), doc in zip(numbered, frame[col]):
+                    if doc is not None and doc not in doc_ids:
+                        problems.append(Problem(rel, line, col, "names no document of the sidecar", doc))
             frame["source_id"] = frame["document_id"]
         else:
             frame["source_id"] = snapshot_id

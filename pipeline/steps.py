@@ -8,9 +8,8 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-import yaml
 
-from . import schemas
+from . import assumptions, schemas
 from .config import PARAMETERS_FILE, PACKAGE, SQL_DIR
 from .db import _ident, create_table_from_frame, create_table_from_sql, row_count, sql_text
 from .errors import Problem
@@ -21,11 +20,39 @@ TABLE_REF = re.compile(r"\b((?:raw|core|out)_[a-z0-9_]+)\b")
 
 # upstream tables a raw schema needs (known ids for foreign keys)
 RAW_FOREIGN_KEYS = {
-    "spec_figures": ("gpu_ids", "gpus"),
-    "claims": ("gpu_ids", "gpus"),
-    "aliases": ("gpu_ids", "gpus"),
-    "model_claims": ("model_ids", "models"),
+    "spec_figures": [("gpu_ids", "gpus")],
+    "claims": [("gpu_ids", "gpus")],
+    "aliases": [("gpu_ids", "gpus")],
+    "model_claims": [("model_ids", "models")],
+    "measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
 }
+
+
+# checks over derived tables (the Dagster asset checks and the tests run the same queries)
+MODEL_PARAMS_MISMATCH = """
+    select model_id, params_b, published_params_b, params_deviation, active_params_b, published_active_params_b
+    from core_models
+    where params_note is null
+      and (abs(params_deviation) > 0.005 or params_deviation is null
+           or (is_moe and (abs(active_params_deviation) > 0.005 or active_params_deviation is null)))
+    order by model_id"""
+
+MEASUREMENTS_ABOVE_BOUND = """
+    select source_file, source_row, model_id, gpu_id, gpu_count, format, measured_tokens_per_s, bound_tokens_per_s
+    from out_measurement_bounds
+    where not within_bound or bound_tokens_per_s is null
+    order by source_file, source_row"""
+
+INFERENCE_ESTIMATE_FAULTS = """
+    select
+        count(*) filter (where decode_tokens_per_s is null or decode_expected_tokens_per_s is null
+                                or batch_decode_tokens_per_s is null or batch_decode_expected_tokens_per_s is null),
+        count(*) filter (where compute_mode = 'fp8 (W8A8)' and gpu_id in (select gpu_id from core_gpus where fp8_tflops is null)),
+        count(*) filter (where not (batch1_gpus in (1, 2, 4, 8) or batch1_gpus % 8 = 0)
+                            or not (gpus_used in (1, 2, 4, 8) or gpus_used % 8 = 0)),
+        count(*) filter (where decode_expected_tokens_per_s > decode_tokens_per_s * 1.000001
+                            or batch_decode_expected_tokens_per_s > batch_decode_tokens_per_s * 1.000001)
+    from out_inference_estimates"""
 
 
 # ------------------------------------------------------------------ ingest
@@ -78,13 +105,11 @@ def validate_raw(con: duckdb.DuckDBPyConnection, kind_name: str) -> list[Problem
     frame = con.execute(f"select * from {table}").df().astype(object)
     frame = frame.where(frame.notna(), None)
     factory = schemas.RAW_SCHEMAS[kind_name]
-    if kind_name in RAW_FOREIGN_KEYS:
-        arg, upstream = RAW_FOREIGN_KEYS[kind_name]
+    known = {}
+    for arg, upstream in RAW_FOREIGN_KEYS.get(kind_name, []):
         key = "gpu_id" if upstream == "gpus" else "model_id"
-        ids = [r[0] for r in con.execute(f"select distinct {key} from raw_{upstream} where {key} is not null").fetchall()]
-        schema = factory(**{arg: ids})
-    else:
-        schema = factory()
+        known[arg] = [r[0] for r in con.execute(f"select distinct {key} from raw_{upstream} where {key} is not null").fetchall()]
+    schema = factory(**known)
     return schemas.validate(schema, frame)
 
 
@@ -93,8 +118,7 @@ def load_parameters(con: duckdb.DuckDBPyConnection, parameters_file: Path = PARA
                     ranking_file: Path = RANKING_FILE) -> int:
     """core_parameters and core_ranking_weights from the YAML files, plus the SQL macros
     `param(name)` and `param_list(name)` the SQL stage reads them with."""
-    params = yaml.safe_load(parameters_file.read_text(encoding="utf-8"))
-    ranking = yaml.safe_load(ranking_file.read_text(encoding="utf-8"))
+    params, ranking = assumptions.load(parameters_file, ranking_file)
     rows = []
     for name, spec in params.items():
         value = spec["value"]

@@ -81,7 +81,54 @@ def claims_classified(database: DuckDBResource) -> dg.AssetCheckResult:
                                          "article_claims": dg.MetadataValue.json(dict(summary))})
 
 
+@dg.asset_check(asset="core_models", blocking=True,
+                description="Every model's total (and, for MoE, active) parameter count computed from its config is "
+                            "within 0.5% of the model card's published count, or the model carries an explanation.")
+def model_params_match_card(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        rows = con.execute(steps.MODEL_PARAMS_MISMATCH).fetchall()
+    text = "\n".join(f"{m}: computed {p:.3f} B vs published {q} B ({d:+.2%}); active {a:.3f} B vs {qa} B"
+                     for m, p, q, d, a, qa in rows)
+    return dg.AssetCheckResult(passed=not rows, metadata={"mismatched": len(rows), "models": dg.MetadataValue.text(text)})
+
+
+@dg.asset_check(asset="out_measurement_bounds", blocking=True,
+                description="No published measured speed exceeds the bound computed for it by more than bound_tolerance.")
+def measurements_within_bounds(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        rows = con.execute(steps.MEASUREMENTS_ABOVE_BOUND).fetchall()
+        total = con.execute("select count(*) from out_measurement_bounds").fetchone()[0]
+    text = "\n".join(f"{f}:{r} {m} on {c}x {g} ({fmt}): measured {v:.1f} > bound {b:.1f} tokens/s"
+                     for f, r, m, g, c, fmt, v, b in rows)
+    return dg.AssetCheckResult(passed=not rows, metadata={"measurements": total, "above_bound": len(rows),
+                                                          "rows": dg.MetadataValue.text(text)})
+
+
+@dg.asset_check(asset="out_training_estimates", blocking=True,
+                description="Derived columns are filled wherever their inputs exist (a price gives a fine-tune cost).")
+def training_estimates_complete(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        bad = con.execute("""select count(*) from out_training_estimates
+                             where (cheapest_usd_per_gpu_hour is not null and finetune_usd is null)
+                                or (gpus_needed is not null and finetune_hours is null)""").fetchone()[0]
+    return dg.AssetCheckResult(passed=bad == 0, metadata={"rows_with_missing_derived_values": bad})
+
+
+@dg.asset_check(asset="out_inference_estimates", blocking=True,
+                description="Every estimate has a bound and an expectation; no FP8 compute on a GPU without FP8 "
+                            "units; only tensor-parallel degrees of 1, 2, 4, 8 or whole nodes.")
+def inference_estimates_sound(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        counts = con.execute(steps.INFERENCE_ESTIMATE_FAULTS).fetchone()
+    names = ["missing_bound_or_expectation", "fp8_compute_without_fp8_units", "invalid_gpu_count",
+             "expected_above_bound"]
+    meta = dict(zip(names, counts))
+    return dg.AssetCheckResult(passed=not any(counts), metadata=meta)
+
+
 @dg.definitions
 def defs() -> dg.Definitions:
     return dg.Definitions(assets=[*sql_assets, public_views],
-                          asset_checks=[breakdown_sums, offers_mapped, claims_classified])
+                          asset_checks=[breakdown_sums, offers_mapped, claims_classified, model_params_match_card,
+                                         measurements_within_bounds, training_estimates_complete,
+                                         inference_estimates_sound])

@@ -380,8 +380,8 @@ def ranking_page(con, workload: str) -> str:
         model = con.execute("select value_text from core_parameters where name = 'reference_model'").fetchone()[0]
         out += ["", f"## Serving cost: {esc(model)}", "",
                 f"Batch {int(param(con, 'serving_batch'))}, {int(param(con, 'reference_context'))}-token context, "
-                f"bandwidth efficiency {param(con, 'decode_bandwidth_efficiency'):.0%}; every offer's cost is in the "
-                "`token_costs` view.", "",
+                "expected speed (the bandwidth bound times the decode efficiency measured on each GPU architecture, "
+                "[Methodology](methodology.md)); every offer's cost is in the `token_costs` view.", "",
                 chart("token-cost", charts.token_cost(est, model))]
     else:
         est = df(con, """select t.*, g.name from out_training_estimates as t join core_gpus as g using (gpu_id)

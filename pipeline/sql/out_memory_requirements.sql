@@ -1,24 +1,29 @@
 -- Memory needed per model and scenario, independent of the GPU (GB = 10^9 bytes).
+-- Weights are counted per component at each format's own bits (out_model_weights); the KV cache
+-- with the architecture's own shape; training activations after Korthikanti et al. 2022 with the
+-- model's real attention and MLP widths, FlashAttention (no s^2 term) and the logits at the real
+-- vocabulary.
 with m as (
     select
         *,
         -- layers whose KV cache is capped at the sliding window
-        case when sliding_window is null then 0 else layers - coalesce(full_attention_layers, 0) end as window_layers
+        case when sliding_window is null then 0 else layers - coalesce(full_attention_layers, 0) end as window_layers,
+        -- MLP width a token's activations pass through (MoE: its experts and the shared ones)
+        case when is_moe
+            then ((layers - moe_layers) * intermediate_size
+                  + moe_layers * (experts_per_token + shared_experts) * coalesce(moe_intermediate_size, intermediate_size))
+                 / layers
+            else intermediate_size end as active_intermediate,
+        case mlp_kind when 'gated' then 3 else 2 end as mlp_tensors
     from core_models
-),
-
-weight_formats as (
-    select * from (values
-        ('fp32', param('bytes_fp32')),
-        ('bf16', param('bytes_bf16')),
-        ('fp8', param('bytes_fp8') + param('quant_scale_bytes_fp8')),
-        ('int8', param('bytes_int8')),
-        ('int4', param('bytes_int4') + param('quant_scale_bytes_int4'))
-    ) as t(precision, bytes_per_param)
 ),
 
 kv_formats as (
     select * from (values ('bf16', param('bytes_bf16')), ('fp8', param('bytes_fp8'))) as t(kv_precision, kv_bytes)
+),
+
+contexts as (
+    select unnest(param_list('inference_contexts')) as ctx
 ),
 
 inference as (
@@ -26,30 +31,30 @@ inference as (
         m.model_id,
         'inference' as workload,
         'serve' as method,
-        w.precision,
+        w.format as precision,
         k.kv_precision,
         cast(null as varchar) as recompute,
-        cast(least(c.ctx, coalesce(m.max_context, c.ctx)) as integer) as context_tokens,
+        cast(least(c.ctx, m.max_context) as integer) as context_tokens,
         cast(b.batch as integer) as batch_size,
-        m.params_b * w.bytes_per_param as weights_gb,  -- all experts stay resident for MoE
+        w.weights_gb,  -- all experts stay resident for MoE
         -- KV cache per token and layer: MLA caches one latent (kv_lora_rank + rope dims);
         -- other kinds 2 (K and V) x kv_heads x head_dim; sliding-window layers keep only the window
         case
             when m.attention_kind = 'mla' then
-                m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * least(c.ctx, coalesce(m.max_context, c.ctx))
+                m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * least(c.ctx, m.max_context)
             else
                 2 * m.kv_heads * m.head_dim * (
-                    (m.layers - m.window_layers) * least(c.ctx, coalesce(m.max_context, c.ctx))
-                    + m.window_layers * least(c.ctx, coalesce(m.max_context, c.ctx), coalesce(m.sliding_window, c.ctx))
+                    (m.layers - m.window_layers) * least(c.ctx, m.max_context)
+                    + m.window_layers * least(c.ctx, m.max_context, coalesce(m.sliding_window, c.ctx))
                 )
         end * b.batch * k.kv_bytes / 1e9 as kv_cache_gb,
         0.0 as gradients_gb,
         0.0 as optimizer_gb,
         0.0 as activations_gb
     from m
-    cross join weight_formats as w
+    join out_model_weights as w on w.model_id = m.model_id and w.format <> 'nf4'
     cross join kv_formats as k
-    cross join (select unnest(param_list('inference_contexts')) as ctx) as c
+    cross join contexts as c
     cross join (select unnest(param_list('inference_batches')) as batch) as b
 ),
 
@@ -65,14 +70,26 @@ training_shapes as (
     select
         m.*,
         t.method, t.precision, t.recompute,
-        least(param('training_context'), coalesce(m.max_context, param('training_context'))) as s,
+        w.weights_gb as frozen_weights_gb,
+        least(param('training_context'), m.max_context) as s,
         param('training_micro_batch') as b,
         -- LoRA adapters of rank r on q, k, v, o: r x (fan_in + fan_out) per projection per layer
         m.layers * param('lora_rank') * (
             2 * (m.hidden_size + m.attention_heads * m.head_dim)
             + 2 * (m.hidden_size + m.kv_heads * m.head_dim)
-        ) / 1e9 as adapter_params_b
-    from m cross join training_methods as t
+        ) / 1e9 as adapter_params_b,
+        -- bytes per token and layer kept for the backward pass (Korthikanti et al. 2022, generalised):
+        -- attention: QKV input 2h, Q 2*a*d, K and V 4*kv*d, output-projection input 2*a*d, dropout mask h;
+        -- MLP: input 2h, n intermediate tensors 2*i each, dropout mask h; two norm inputs 4h
+        (2 * m.hidden_size + 2 * m.attention_heads * m.head_dim + 4 * m.kv_heads * m.head_dim
+            + 2 * m.attention_heads * m.head_dim + param('dropout_masks') * m.hidden_size)
+        + (2 * m.hidden_size + m.mlp_tensors * 2 * m.active_intermediate + param('dropout_masks') * m.hidden_size)
+        + 4 * m.hidden_size as linear_act_bytes,
+        -- the s^2 terms of eager attention: softmax output 2*a*s^2, with dropout its mask a*s^2 and output 2*a*s^2
+        (2 + 3 * param('dropout_masks')) * m.attention_heads as score_act_bytes
+    from m
+    cross join training_methods as t
+    join out_model_weights as w on w.model_id = m.model_id and w.format = t.precision
 ),
 
 training as (
@@ -85,23 +102,20 @@ training as (
         recompute,
         cast(s as integer) as context_tokens,
         cast(b as integer) as batch_size,
-        case method
-            when 'full' then params_b * param('bytes_bf16')
-            when 'lora' then params_b * param('bytes_bf16') + adapter_params_b * param('bytes_bf16')
-            when 'qlora' then params_b * (param('bytes_int4') + param('quant_scale_bytes_nf4'))
-                + adapter_params_b * param('bytes_bf16')
-        end as weights_gb,
+        frozen_weights_gb + case when method = 'full' then 0 else adapter_params_b * param('bytes_bf16') end
+            as weights_gb,
         0.0 as kv_cache_gb,
         case method when 'full' then params_b else adapter_params_b end * param('bytes_bf16') as gradients_gb,
         -- FP32 master weights + Adam m and v: the state bytes not already counted as weights and grads
         case method when 'full' then params_b else adapter_params_b end
             * (param('full_ft_state_bytes') - 2 * param('bytes_bf16')) as optimizer_gb,
-        -- Korthikanti et al. 2022: bytes per layer s*b*h*(34 + 5*a*s/h); 34 with selective, 2 with full recomputation
-        layers * s * b * hidden_size * case recompute
-            when 'none' then 34 + 5 * attention_heads * s / hidden_size
-            when 'selective' then 34
-            when 'full' then 2
-        end / 1e9 as activations_gb
+        (case recompute
+            when 'full' then layers * s * b * 2 * hidden_size
+            when 'selective' then layers * s * b * linear_act_bytes
+            else layers * s * b * (linear_act_bytes + (1 - param('flash_attention')) * score_act_bytes * s)
+         end
+         -- logits for the loss at the real vocabulary
+         + s * b * vocab_size * param('logits_bytes_per_element')) / 1e9 as activations_gb
     from training_shapes
 ),
 

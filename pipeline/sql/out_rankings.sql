@@ -3,7 +3,8 @@
 with reference as (
     select
         gpu_id,
-        decode_tokens_per_s / gpus_used as decode_per_gpu
+        -- expected decode speed of the smallest deployment that serves one sequence, per GPU it uses
+        decode_expected_tokens_per_s / batch1_gpus as decode_per_gpu
     from out_inference_estimates
     where model_id = (select value_text from core_parameters where name = 'reference_model')
         and precision = 'fp8'

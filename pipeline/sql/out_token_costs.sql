@@ -1,4 +1,4 @@
--- $ per million output tokens for every current price offer (serving batch, reference context).
+-- $ per million output tokens for every current price offer (serving batch, reference context, expected speed).
 select
     e.model_id,
     e.gpu_id,
@@ -11,7 +11,10 @@ select
     o.usd_per_gpu_hour,
     e.gpus_used,
     e.batch_decode_tokens_per_s,
-    e.gpus_used * o.usd_per_gpu_hour / (e.batch_decode_tokens_per_s * 3600) * 1e6 as usd_per_million_tokens,
+    e.batch_decode_expected_tokens_per_s,
+    -- at the expected speed; the bound gives the floor
+    e.gpus_used * o.usd_per_gpu_hour / (e.batch_decode_expected_tokens_per_s * 3600) * 1e6 as usd_per_million_tokens,
+    e.gpus_used * o.usd_per_gpu_hour / (e.batch_decode_tokens_per_s * 3600) * 1e6 as usd_per_million_tokens_at_bound,
     o.observed_on
 from out_inference_estimates as e
 join core_price_offers as o using (gpu_id)

@@ -1,18 +1,20 @@
--- Training throughput, time and cost per model x GPU: full fine-tune (selective recomputation),
--- LoRA (frozen weights: no weight gradients, about 4N FLOPs per token) and pretraining compute.
+-- Training throughput, time and cost per model x GPU: full fine-tune (selective recomputation:
+-- 6N FLOPs per token), LoRA and QLoRA (frozen weights: no weight gradients, 4N, plus 2N for the
+-- forward pass full recomputation repeats) and pretraining compute.
 with fit as (
-    select model_id, gpu_id, method, gpus_needed
+    select model_id, gpu_id, method, recompute, gpus_needed
     from out_vram_fit_detail
     where workload = 'training' and gpu_count = 1
-        and ((method = 'full' and recompute = 'selective') or (method = 'lora' and recompute = 'full'))
+        and ((method = 'full' and recompute = 'selective') or (method in ('lora', 'qlora') and recompute = 'full'))
 ),
 
 est as (
     select
-        f.model_id, f.gpu_id, f.method, f.gpus_needed,
+        f.model_id, f.gpu_id, f.method, f.recompute, f.gpus_needed,
         m.params_b, m.active_params_b,
         g.best_16bit_tflops,
-        case f.method when 'full' then 6 else 4 end as flops_per_param_token,
+        case f.method when 'full' then 6 else 4 end + case f.recompute when 'full' then 2 else 0 end
+            as flops_per_param_token,
         c.usd_per_gpu_hour
     from fit as f
     join core_models as m using (model_id)
@@ -25,7 +27,9 @@ select
     model_id,
     gpu_id,
     method,
+    recompute,
     gpus_needed,
+    flops_per_param_token,
     best_16bit_tflops as dense_tflops,
     param('training_mfu') as utilisation,
     best_16bit_tflops * 1e12 * param('training_mfu') / (flops_per_param_token * active_params_b * 1e9) as tokens_per_s_per_gpu,

@@ -18,3 +18,8 @@ create or replace view ownership_cost as select * from out_ownership_cost;
 create or replace view coverage as select * from out_coverage;
 create or replace view parameters as select name, coalesce(value::varchar, value_text, value_list::varchar) as value, unit, description, citation from core_parameters;
 create or replace view model_claims as select * from out_model_claims;
+create or replace view weight_formats as select * from core_weight_formats;
+create or replace view model_weights as select * from out_model_weights;
+create or replace view measurements as select * exclude (source_file, source_row) from core_measurements;
+create or replace view measured_vs_estimate as select * from out_measurement_bounds;
+create or replace view decode_calibration as select * from out_decode_calibration;
