@@ -14,6 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from .db import create_table_from_sql, path_literal
@@ -111,47 +112,99 @@ def _bench_build(materialize, price_selection, sources: Path, repeats: int = 3) 
 
 
 # ------------------------------------------------------------------ vram_fit at scale
+PARAM_COLUMNS = ["params_b", "active_params_b", "embedding_params_b", "head_params_b", "attention_params_b",
+                 "mlp_params_b", "expert_params_b", "norm_params_b", "linear_params_b", "value_down_params_b",
+                 "other_params_b", "params_per_expert_layer_b", "routed_value_down_params_b"]
+
+
 def scaled_catalogue(con: duckdb.DuckDBPyConnection, source_db: Path, factor: int) -> None:
     """Copy the built catalogue and multiply models and GPUs by `factor` (synthetic variants)."""
     con.execute(f"attach {path_literal(source_db)} as atlas (read_only)")
     con.execute("create table core_parameters as select * from atlas.core_parameters")
+    scaled = ", ".join(f"{c} * (1 + i / 10) as {c}" for c in PARAM_COLUMNS)
     con.execute(f"""create table core_models as
-        select * replace (model_id || '-syn' || i as model_id, params_b * (1 + i / 10) as params_b,
-                          active_params_b * (1 + i / 10) as active_params_b)
-        from atlas.core_models, range({factor}) as t(i)
-        where hidden_size is not null and head_dim is not null""")
+        select * replace (model_id || '-syn' || i as model_id, {scaled})
+        from atlas.core_models, range({factor}) as t(i)""")
     con.execute(f"""create table core_gpus as
         select * replace (gpu_id || '-syn' || i as gpu_id, memory_gb * (1 + i / 10) as memory_gb)
         from atlas.core_gpus, range({factor}) as t(i) where memory_gb is not null""")
     con.execute("detach atlas")
     define_macros(con)
+    for table in ("core_weight_formats", "out_model_weights"):
+        create_table_from_sql(con, table)
 
 
-def pandas_row_by_row(models: pd.DataFrame, gpus: pd.DataFrame, params: dict, limit_rows: int) -> tuple[int, float]:
-    """The same inference-fit formulas, one row at a time in Python (the approach DuckDB replaces)."""
-    formats = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5 + params["quant_scale_bytes_int4"]}
-    started, rows, out = time.perf_counter(), 0, []
+def _inference_inputs(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
+    models = con.execute("select * from core_models order by model_id").df()
+    formats = con.execute("select * from core_weight_formats where format <> 'nf4' order by format").df()
+    gpus = con.execute("select gpu_id, memory_gb from core_gpus where memory_gb is not null order by gpu_id").df()
+    params = {r[0]: (r[1] if r[1] is not None else r[2]) for r in
+              con.execute("select name, value, value_list from core_parameters").fetchall()}
+    return models, formats, gpus, params
+
+
+def numpy_inference_fit(models: pd.DataFrame, formats: pd.DataFrame, gpus: pd.DataFrame, params: dict) -> tuple[int, int]:
+    """The inference fit of out_memory_requirements + out_vram_fit, vectorised with NumPy: one model at a time,
+    broadcast over formats x KV formats x contexts x batches x GPUs x GPU counts. Returns (rows, rows that fit)."""
+    lin_b, vd_b, emb_b, head_b, oth_b = (formats[c].to_numpy(float) for c in
+                                         ("linear_bits", "value_down_extra_bits", "embedding_bits", "head_bits", "other_bits"))
+    ctxs = np.array(params["inference_contexts"], float)
+    batches = np.array(params["inference_batches"], float)
+    kv_bytes = np.array([params["bytes_bf16"], params["bytes_fp8"]])
+    counts = np.array(params["gpu_counts"], float)
+    usable = gpus["memory_gb"].to_numpy(float) * params["usable_memory_fraction"]
+    fixed, grow = params["runtime_overhead_gb"], 1 + params["runtime_overhead_fraction"]
+    rows = fits = 0
     for m in models.itertuples():
-        for prec, bpp in formats.items():
-            for kv_bytes in (2.0, 1.0):
-                for ctx in (4096, 32768, 131072):
-                    for batch in (1, 16):
-                        c = int(min(ctx, m.max_context or ctx))
-                        window_layers = 0 if pd.isna(m.sliding_window) else m.layers - (m.full_attention_layers or 0)
+        weights = (m.linear_params_b * lin_b + m.value_down_params_b * vd_b + m.embedding_params_b * emb_b
+                   + m.head_params_b * head_b + m.other_params_b * oth_b) / 8                      # [F]
+        ctx = np.unique(np.minimum(ctxs, m.max_context))  # [C]: contexts capped at the maximum, as in the SQL
+        if m.attention_kind == "mla":
+            kv_tokens = m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * ctx
+            rep = counts
+        else:
+            window_layers = 0 if pd.isna(m.sliding_window) else m.layers - (m.full_attention_layers or 0)
+            win = ctx if pd.isna(m.sliding_window) else np.minimum(ctx, m.sliding_window)
+            kv_tokens = 2 * m.kv_heads * m.head_dim * ((m.layers - window_layers) * ctx + window_layers * win)
+            rep = np.ceil(m.kv_heads / counts) * counts / m.kv_heads
+        valid = (m.attention_heads % counts) == 0                                                  # [D]
+        kv_gb = kv_tokens[None, :, None] * batches[None, None, :] * kv_bytes[:, None, None] / 1e9  # [K, C, B]
+        per_gpu = fixed + grow * (weights[:, None, None, None, None]
+                                  + kv_gb[None, :, :, :, None] * rep) / counts                   # [F, K, C, B, D]
+        fit = valid & (per_gpu[..., None, :] <= usable[:, None])                                   # [F, K, C, B, G, D]
+        rows += fit.size
+        fits += int(fit.sum())
+    return rows, fits
+
+
+def pandas_row_by_row(models: pd.DataFrame, formats: pd.DataFrame, gpus: pd.DataFrame, params: dict,
+                      limit_rows: int) -> tuple[int, float]:
+    """The same inference-fit formulas, one row at a time in Python (the approach DuckDB replaces)."""
+    started, rows, out = time.perf_counter(), 0, []
+    fixed, grow = params["runtime_overhead_gb"], 1 + params["runtime_overhead_fraction"]
+    for m in models.itertuples():
+        for f in formats.itertuples():
+            weights = (m.linear_params_b * f.linear_bits + m.value_down_params_b * f.value_down_extra_bits
+                       + m.embedding_params_b * f.embedding_bits + m.head_params_b * f.head_bits
+                       + m.other_params_b * f.other_bits) / 8
+            for kv_bytes in (params["bytes_bf16"], params["bytes_fp8"]):
+                for ctx in params["inference_contexts"]:
+                    for batch in params["inference_batches"]:
+                        c = min(ctx, m.max_context)
                         if m.attention_kind == "mla":
-                            kv = int(m.layers) * int(m.kv_lora_rank + m.qk_rope_head_dim) * c
+                            kv = m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * c
                         else:
+                            window_layers = 0 if pd.isna(m.sliding_window) else m.layers - (m.full_attention_layers or 0)
                             w = c if pd.isna(m.sliding_window) else min(c, m.sliding_window)
-                            kv = 2 * int(m.kv_heads) * int(m.head_dim) * (int(m.layers - window_layers) * c + int(window_layers) * int(w))
-                        weights = m.params_b * bpp
+                            kv = 2 * m.kv_heads * m.head_dim * ((m.layers - window_layers) * c + window_layers * w)
                         kv_gb = kv * batch * kv_bytes / 1e9
-                        required = weights + kv_gb + params["runtime_overhead_gb"] + params["runtime_overhead_fraction"] * (weights + kv_gb)
                         for g in gpus.itertuples():
                             usable = g.memory_gb * params["usable_memory_fraction"]
-                            needed = math.ceil(required / usable)
-                            for count in (1, 2, 4, 8):
-                                out.append((m.model_id, g.gpu_id, prec, kv_bytes, c, batch, count, required,
-                                            needed, required <= count * usable))
+                            for count in params["gpu_counts"]:
+                                rep = count if m.attention_kind == "mla" else math.ceil(m.kv_heads / count) * count / m.kv_heads
+                                per_gpu = fixed + grow * (weights + kv_gb * rep) / count
+                                out.append((m.model_id, g.gpu_id, f.format, kv_bytes, c, batch, count, per_gpu,
+                                            m.attention_heads % count == 0 and per_gpu <= usable))
                                 rows += 1
                                 if rows >= limit_rows:
                                     pd.DataFrame(out)
@@ -172,19 +225,24 @@ def bench_fit(source_db: Path, factor: int = 10) -> None:
     seconds = time.perf_counter() - started
     rows = con.execute("select count(*) from out_vram_fit").fetchone()[0]
     print(f"vram_fit, catalogue x{factor}: {n_models} models x {n_gpus} GPUs -> {rows:,} rows in {seconds:.2f} s "
-          f"in DuckDB ({rows / seconds / 1e6:.1f} M rows/s)")
-    params = dict(con.execute("select name, value from core_parameters where value is not null").fetchall())
-    models = con.execute("select * from core_models").df()
-    gpus = con.execute("select * from core_gpus").df()
-    sample, py_seconds = pandas_row_by_row(models, gpus, params, limit_rows=300_000)
-    rate = sample / py_seconds
-    inference_rows = con.execute("select count(*) from out_vram_fit_detail where workload = 'inference'").fetchone()[0]
+          f"in DuckDB ({rows / seconds / 1e6:.1f} M rows/s), inference and training")
+    inference_rows, inference_fits = con.execute(
+        "select count(*), count(*) filter (where fits) from out_vram_fit_detail where workload = 'inference'").fetchone()
+    models, formats, gpus, params = _inference_inputs(con)
     started = time.perf_counter()
-    summary = con.execute("select workload, count(*), sum(fits::int) from out_vram_fit_detail group by all").fetchall()
-    print(f"  querying the full vram_fit view (join + aggregate over all rows): {time.perf_counter() - started:.2f} s {summary}")
+    np_rows, np_fits = numpy_inference_fit(models, formats, gpus, params)
+    np_seconds = time.perf_counter() - started
+    same = "same rows and fits as DuckDB" if (np_rows, np_fits) == (inference_rows, inference_fits) else \
+        f"DIFFERS from DuckDB ({inference_rows:,} rows, {inference_fits:,} fit)"
+    print(f"NumPy, vectorised, same inference formulas: {np_rows:,} rows ({np_fits:,} fit) in {np_seconds:.2f} s "
+          f"({np_rows / np_seconds / 1e6:.1f} M rows/s): {same}")
+    sample, py_seconds = pandas_row_by_row(models, formats, gpus, params, limit_rows=300_000)
+    rate = sample / py_seconds
     print(f"row-by-row pandas/Python, same inference formulas: {sample:,} rows in {py_seconds:.2f} s "
-          f"({rate / 1e6:.2f} M rows/s) -> {inference_rows:,} inference rows would take ~{inference_rows / rate:.0f} s "
-          f"(DuckDB is ~{(inference_rows / rate) / seconds:.0f}x faster on the whole table)")
+          f"({rate / 1e6:.2f} M rows/s) -> {inference_rows:,} inference rows would take ~{inference_rows / rate:.0f} s")
+    print(f"ratios for the inference rows: DuckDB whole table (inference + training) {seconds:.2f} s vs NumPy "
+          f"{np_seconds:.2f} s ({np_seconds / seconds:.1f}x) vs row-by-row ~{inference_rows / rate:.0f} s "
+          f"({(inference_rows / rate) / seconds:.0f}x)")
     con.close()
 
 

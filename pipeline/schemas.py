@@ -372,9 +372,11 @@ def validate(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> list[Problem]:
     problems: list[Problem] = []
     files = frame["source_file"]
     rows = frame["source_row"]
+    frame_checks = {str(c.error) for c in schema.checks if c.error} | {str(c.name) for c in schema.checks}
     for case in cases.itertuples(index=False):
         index = case.index
-        column = case.column if case.column in frame.columns else None
+        # a dataframe-wide rule is reported once per row, not once per column of the row
+        column = case.column if case.column in frame.columns and str(case.check) not in frame_checks else None
         has_row = index is not None and not (isinstance(index, float) and pd.isna(index)) and index in frame.index
         file = files.loc[index] if has_row else ", ".join(sorted(set(files)))
         row = int(rows.loc[index]) if has_row else None

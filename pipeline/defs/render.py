@@ -77,8 +77,9 @@ pages_sources = page_asset(
     "pages_sources", ["core_sources"], pages.source_pages,
     "The source list: every snapshot file and every document its sidecar cites.")
 pages_estimates = page_asset(
-    "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters"], pages.estimate_pages,
-    "VRAM-fit heatmaps and explorer, methodology with every parameter.")
+    "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters", "out_measurement_bounds",
+                        "out_decode_calibration", "core_sources"], pages.estimate_pages,
+    "VRAM-fit heatmaps and explorer, methodology with every parameter, measured against estimated speeds.")
 pages_prices = page_asset(
     "pages_prices", ["out_rankings", "out_cost_per_tflop", "core_price_offers", "core_price_history",
                      "out_price_changes", "out_coverage", "out_inference_estimates", "out_training_estimates",

@@ -89,7 +89,7 @@ def model_params_match_card(database: DuckDBResource) -> dg.AssetCheckResult:
         rows = con.execute(steps.MODEL_PARAMS_MISMATCH).fetchall()
     text = "\n".join(f"{m}: computed {p:.3f} B vs published {q} B ({d:+.2%}); active {a:.3f} B vs {qa} B"
                      for m, p, q, d, a, qa in rows)
-    return dg.AssetCheckResult(passed=not rows, metadata={"mismatched": len(rows), "models": dg.MetadataValue.text(text)})
+    return dg.AssetCheckResult(passed=not rows, metadata={"mismatched": len(rows), "problems": dg.MetadataValue.text(text)})
 
 
 @dg.asset_check(asset="out_measurement_bounds", blocking=True,
@@ -101,7 +101,7 @@ def measurements_within_bounds(database: DuckDBResource) -> dg.AssetCheckResult:
     text = "\n".join(f"{f}:{r} {m} on {c}x {g} ({fmt}): measured {v:.1f} > bound {b:.1f} tokens/s"
                      for f, r, m, g, c, fmt, v, b in rows)
     return dg.AssetCheckResult(passed=not rows, metadata={"measurements": total, "above_bound": len(rows),
-                                                          "rows": dg.MetadataValue.text(text)})
+                                                          "problems": dg.MetadataValue.text(text)})
 
 
 @dg.asset_check(asset="out_training_estimates", blocking=True,
@@ -111,7 +111,9 @@ def training_estimates_complete(database: DuckDBResource) -> dg.AssetCheckResult
         bad = con.execute("""select count(*) from out_training_estimates
                              where (cheapest_usd_per_gpu_hour is not null and finetune_usd is null)
                                 or (gpus_needed is not null and finetune_hours is null)""").fetchone()[0]
-    return dg.AssetCheckResult(passed=bad == 0, metadata={"rows_with_missing_derived_values": bad})
+    return dg.AssetCheckResult(passed=bad == 0, metadata={
+        "rows_with_missing_derived_values": bad,
+        "problems": dg.MetadataValue.text(f"{bad} rows with a price but no fine-tune cost, or GPUs but no hours")})
 
 
 @dg.asset_check(asset="out_inference_estimates", blocking=True,
@@ -123,6 +125,7 @@ def inference_estimates_sound(database: DuckDBResource) -> dg.AssetCheckResult:
     names = ["missing_bound_or_expectation", "fp8_compute_without_fp8_units", "invalid_gpu_count",
              "expected_above_bound"]
     meta = dict(zip(names, counts))
+    meta["problems"] = dg.MetadataValue.text("\n".join(f"{k}: {v} rows" for k, v in meta.items() if v))
     return dg.AssetCheckResult(passed=not any(counts), metadata=meta)
 
 

@@ -7,7 +7,7 @@ import datetime as dt
 import duckdb
 import pandas as pd
 
-from . import charts
+from . import charts, measured
 from .markdown import age, chart, esc, link, money, num, table, url_link
 
 FIGURE_COLUMNS = [
@@ -224,21 +224,33 @@ def sources_page(con) -> str:
 
 
 def models_page(con) -> str:
-    models = df(con, "select m.*, s.url from core_models as m left join core_sources as s using (source_id) order by params_b, model_id")
-    rows = [[esc(m.name), esc(m.developer), num(m.params_b), num(m.active_params_b), esc(m.attention_kind),
-             num(m.layers), num(m.hidden_size), num(m.attention_heads), num(m.kv_heads), num(m.head_dim),
-             num(m.max_context), num(m.sliding_window), num(m.kv_lora_rank),
+    models = df(con, """select m.*, s.url, p.url as params_url from core_models as m
+                        left join core_sources as s using (source_id)
+                        left join core_sources as p on p.source_id = m.params_source_id
+                        order by params_b, model_id""")
+    rows = [[esc(m.name), esc(m.developer), num(m.params_b), num(m.published_params_b),
+             f"{m.params_deviation:+.2%}", num(m.active_params_b),
+             num(m.embedding_params_b), num(m.head_params_b), num(m.attention_params_b),
+             num(m.mlp_params_b + m.expert_params_b), esc(m.attention_kind), num(m.layers), num(m.hidden_size),
+             num(m.attention_heads), num(m.kv_heads), num(m.head_dim), num(m.vocab_size), num(m.max_context),
+             num(m.sliding_window), num(m.kv_lora_rank),
              f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
-             url_link("config", m.url)] for m in models.itertuples()]
-    return "\n".join(["# Models", "", f"{len(models)} LLMs with the fields of their official configuration files.", "",
-                      table(["Model", "Developer", "Params (B)", "Active (B)", "Attention", "Layers", "Hidden", "Heads",
-                             "KV heads", "Head dim", "Max context", "Window", "MLA latent", "Experts (total/active)",
-                             "Source"], rows, sortable=True)]) + "\n"
+             url_link("config", m.url) + " · " + url_link("card", m.params_url), esc(m.params_note)]
+            for m in models.itertuples()]
+    return "\n".join(["# Models", "", f"{len(models)} LLMs. Parameter counts are **computed from each official "
+                      "config** by component (embeddings, output head, attention, MLP or experts, norms) and checked "
+                      "against the count the model card publishes: a difference above 0.5% stops the build unless "
+                      "the model carries an explanation. Billions throughout.", "",
+                      table(["Model", "Developer", "Params", "Published", "Difference", "Active", "Embeddings", "Head",
+                             "Attention", "MLP / experts", "Attention kind", "Layers", "Hidden", "Heads", "KV heads",
+                             "Head dim", "Vocabulary", "Max context", "Window", "MLA latent", "Experts (total/active)",
+                             "Sources", "Note"], rows, sortable=True)]) + "\n"
 
 
 # ----------------------------------------------------------------------------- estimates
 def estimate_pages(con) -> dict[str, str]:
-    return {"vram-fit.md": vram_fit_page(con), "methodology.md": methodology_page(con)}
+    return {"vram-fit.md": vram_fit_page(con), "methodology.md": methodology_page(con),
+            "measured.md": measured.measured_page(con)}
 
 
 def vram_fit_page(con) -> str:
@@ -308,26 +320,49 @@ def methodology_page(con) -> str:
         "- Variants of one chip (a family) share its architecture: a variant whose source omits it takes the family's.",
         "- Coverage counts a figure as missing only where the architecture supports the precision (TF32 from Ampere "
         "and CDNA 3, BF16 from Ampere and CDNA 2, INT8 tensor from Turing).", "",
+        "## Models and weights", "",
+        "- Parameter counts come from each model's official config: embeddings (vocabulary × hidden), output head "
+        "(unless tied), attention (q, k, v, o at their own widths; MLA's latent projections), MLP (three matrices "
+        "for SwiGLU/GeGLU, two for GeLU) or routed and shared experts with their router, norms and biases. The "
+        "model card's published count checks the total (within 0.5%, or an explanation is stored with the model).",
+        "- Weights as checkpoints store them (the `weight_formats` and `model_weights` views): quantisation applies to "
+        "the linear layers; embeddings, head, norms and routers stay 16-bit unless the format quantises them. "
+        "FP8 8 bits (W8A8 only on GPUs with FP8 units, weight-only elsewhere); INT8 weight-only 8 bits; INT4 AWQ/GPTQ "
+        "with group size 128 at 4 + 20/128 bits; GGUF Q8_0 8.5 bits, Q4_0 4.5 bits with a Q6_K output, Q4_K_M a "
+        "Q4_K (4.5) / Q6_K (6.5625) mixture (4.84 bits per weight on Llama 2 7B, as llama.cpp prints); NF4 with "
+        "double quantisation 4.127 bits. MoE: every expert stays resident.", "",
         "## Memory", "",
-        "- Weights: parameters × bytes per parameter (BF16 2, FP8 1, INT8 1, INT4 0.5 + group scales). MoE: all experts.",
         "- KV cache: 2 × layers × kv_heads × head_dim × context × batch × bytes (GQA/MQA/MHA); MLA caches "
         "layers × (kv_lora_rank + qk_rope_head_dim) × context × batch × bytes; sliding-window layers cache at most the window.",
         "- Full fine-tune, mixed-precision AdamW: 16 bytes per parameter (BF16 weights 2 + gradients 2, FP32 master 4, "
         "Adam m 4 and v 4) — Rajbhandari et al. 2020 (ZeRO).",
-        "- Activations per layer (Korthikanti et al. 2022, arXiv 2205.05198): s·b·h·(34 + 5·a·s/h) bytes without "
-        "recomputation, s·b·h·34 with selective recomputation, 2·s·b·h with full recomputation. The seed articles "
-        "quote the tensor-parallel form s·b·h·L·(10 + 24/t).",
+        "- Activations per layer and token, after Korthikanti et al. 2022 (arXiv 2205.05198) with the model's own "
+        "widths: attention 2h (QKV input) + 2·a·d (Q) + 4·kv·d (K, V) + 2·a·d (output projection input); MLP 2h + "
+        "2·i per intermediate tensor (3 for a gated MLP, 2 for GeLU; MoE: the experts a token uses); two norm inputs "
+        "4h; dropout masks only where the parameter says. For an MHA model with a 4h GeLU MLP and dropout this is "
+        "Korthikanti's 34·s·b·h. FlashAttention (the default) stores no s² score matrix; eager attention adds "
+        "(2 + 3·dropout)·a·s² per layer. Selective recomputation drops the s² term too; full recomputation keeps "
+        "2·s·b·h per layer. The logits for the loss add s × b × vocabulary × 6 bytes (BF16 and FP32 copies).",
         "- LoRA: frozen BF16 weights + rank-r adapters on q, k, v, o with 16 bytes of state per adapter parameter. "
-        "QLoRA: NF4 weights (0.5 bytes + block scales) + the same adapters.",
-        "- GPUs needed = ceil(required ÷ (memory × usable fraction)); multi-GPU assumes even sharding and flags "
-        "whether the GPU has NVLink.", "",
+        "QLoRA: NF4 weights (above) + the same adapters.",
+        "- Deployments that exist: serving uses tensor-parallel degrees of 1, 2, 4 or 8 that divide the attention "
+        "heads; KV heads fewer than the degree are replicated (MLA's latent cache sits on every rank); beyond 8 GPUs, "
+        "whole 8-GPU nodes become pipeline stages (flagged). Training shards weights, gradients and optimizer states "
+        "(FSDP/ZeRO-3) and keeps each GPU's own activations. A GPU offers 95% of its memory.", "",
         "## Speed and cost", "",
-        "- Decode tokens/s per sequence ≤ GPUs × bandwidth × efficiency ÷ (active weight bytes + KV bytes); a "
-        "serving batch shares one read of the weights and is capped by compute.",
-        "- Prefill tokens/s = GPUs × dense TFLOPS × utilisation ÷ (2 × active parameters).",
-        "- Training tokens/s per GPU = dense BF16 TFLOPS × MFU ÷ (6 × active parameters); LoRA ≈ 4 × N "
-        "(no weight gradients for frozen layers).",
-        "- $ per million tokens = $/hour ÷ (tokens/s × 3600) × 10⁶; $ per TFLOP-hour = $/GPU-hour ÷ dense TFLOPS.",
+        "- **Bound** (never beaten by a measurement; the build checks every published figure against it): decode "
+        "tokens/s for one sequence = tensor-parallel GPUs × peak bandwidth ÷ bytes one step reads (every weight but "
+        "the input embedding table, the active experts, the KV cache). A serving batch of B sequences reads the "
+        "shared weights once, E·(1 − (1 − k/E)^B) distinct experts per MoE layer and B caches, and is capped by 100% "
+        "of dense compute (FP8 only where the GPU has FP8 units).",
+        "- **Expected** = the bound's memory time ÷ the decode efficiency measured on the GPU's architecture "
+        "([Measured against estimated](measured.md)), plus two all-reduces per layer and token across "
+        "tensor-parallel GPUs (PCIe-only GPUs pay more), compute at the prefill utilisation.",
+        "- Prefill tokens/s: bound = GPUs × dense TFLOPS ÷ (2 × active parameters); expected at the prefill utilisation.",
+        "- Training tokens/s per GPU = dense BF16 TFLOPS × MFU ÷ (F × active parameters), F = 6 for a full fine-tune, "
+        "4 for LoRA/QLoRA (no weight gradients), + 2 when full recomputation repeats the forward pass.",
+        "- $ per million tokens = $/hour ÷ (expected tokens/s × 3600) × 10⁶ (at the bound: the floor); "
+        "$ per TFLOP-hour = $/GPU-hour ÷ dense TFLOPS.",
         "- Ownership per hour = purchase ÷ (years × 8760) + power (kW × PUE × $/kWh) + hosting. Seed 003's 8 × H100 "
         "example: $300,000 over 3 years ≈ $11.4/h + $1/h power + $1/h rack ≈ $13.4/h; see the `ownership_cost` view.", "",
         "## Rankings", "",

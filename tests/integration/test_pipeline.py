@@ -164,7 +164,12 @@ def test_fit_command_breakdown_sums(built_site):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert sum(data["breakdown_gb"].values()) == pytest.approx(data["required_gb"])
-    assert data["breakdown_gb"]["weights_gb"] == pytest.approx(70.0)  # 70B parameters x 1 byte
+    # FP8 linear layers (1 byte) with the embeddings and the untied head at 2 bytes, from the config's counts
+    m = duckdb.connect(str(built_site["db"]), read_only=True).execute(
+        "select linear_params_b, embedding_params_b + head_params_b, other_params_b from models "
+        "where model_id = 'llama-3.1-70b'").fetchone()
+    assert data["breakdown_gb"]["weights_gb"] == pytest.approx(m[0] + 2 * m[1] + 2 * m[2])
+    assert 72 < data["breakdown_gb"]["weights_gb"] < 73.5
     # GQA: 2 x 80 layers x 8 KV heads x 128 x 32768 tokens x 2 bytes
     assert data["breakdown_gb"]["kv_cache_gb"] == pytest.approx(2 * 80 * 8 * 128 * 32768 * 2 / 1e9)
     by_gpu = {g["gpu_id"]: g for g in data["gpus"]}
@@ -172,3 +177,34 @@ def test_fit_command_breakdown_sums(built_site):
     assert by_gpu["nvidia-h200-sxm-141gb"]["fits_one_gpu"]
     bad = CliRunner().invoke(app, ["fit", "--model", "no-such-model"], env=env)
     assert bad.exit_code == 2 and "unknown model" in bad.output
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--workload", "foo"], "--workload"),
+    (["--context", "-5"], "--context"),
+    (["--batch", "0"], "--batch"),
+    (["--precision", "fp4"], "--precision"),
+    (["--workload", "training", "--method", "full", "--precision", "fp8"], "--precision"),
+    (["--method", "dpo", "--workload", "training"], "--method"),
+    (["--recompute", "some"], "--recompute"),
+])
+def test_fit_command_refuses_nonsense(built_site, args, says):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    result = CliRunner().invoke(app, ["fit", "--model", "llama-3.1-8b", *args], env={"GPU_ATLAS_DB": str(built_site["db"])})
+    assert result.exit_code == 2, result.output
+    assert says in result.output
+
+
+def test_fit_command_model_ids_are_case_insensitive_with_a_suggestion(built_site):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    env = {"GPU_ATLAS_DB": str(built_site["db"])}
+    ok = CliRunner().invoke(app, ["fit", "--model", "Llama-3.1-8B", "--json"], env=env)
+    assert ok.exit_code == 0 and '"model_id": "llama-3.1-8b"' in ok.output
+    typo = CliRunner().invoke(app, ["fit", "--model", "lama-3.1-8b"], env=env)
+    assert typo.exit_code == 2 and "did you mean llama-3.1-8b" in typo.output

@@ -248,3 +248,42 @@ def test_weights_in_gb_not_gib_accelerate_example(con):
     assert (params * 1e9 + extra) == pytest.approx(108_310_272, rel=1e-6)
     fp32 = df.query("workload == 'inference' and precision == 'fp32'").weights_gb.iloc[0] + extra * 4 / 1e9
     assert fp32 * 1e9 / 2**20 == pytest.approx(413.18, abs=0.01)
+
+
+def test_parameters_are_typed(tmp_path):
+    # YAML reads 1.0e9 as the text "1.0e9": the schema refuses it, naming the file and the key
+    from pipeline import assumptions, config
+    from pipeline.errors import SourceError
+
+    text = config.PARAMETERS_FILE.read_text(encoding="utf-8").replace("finetune_tokens: {value: 1.0e+9,",
+                                                                       "finetune_tokens: {value: 1.0e9,")
+    bad = tmp_path / "parameters.yml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError) as err:
+        assumptions.load(bad, steps.RANKING_FILE)
+    assert "parameters.yml, column 'finetune_tokens.value': must be a number" in str(err.value)
+    bad.write_text(text.replace("1.0e9", "1.0e+9").replace("usable_memory_fraction: {value: 0.95",
+                                                           "usable_memory_fraction: {value: 1.5"), encoding="utf-8")
+    with pytest.raises(SourceError, match="usable_memory_fraction.value': must be between 0.5 and 1"):
+        assumptions.load(bad, steps.RANKING_FILE)
+
+
+def test_a_measurement_above_its_bound_is_caught(con):
+    # an RTX 4090 (1,008 GB/s) cannot decode Llama 2 7B Q4_0 (about 3.7 GB read per token) faster than ~270 tok/s
+    load_models(con, [LLAMA2_7B])
+    create_table_from_frame(con, "core_gpus", pd.DataFrame({
+        "gpu_id": ["g"], "name": ["RTX 4090"], "architecture": ["Ada Lovelace"], "memory_bandwidth_gbs": [1008.0]}))
+    rows = []
+    for value in (150.0, 400.0):
+        rows.append({"measurement_id": f"m{value}", "model_id": "llama-2-7b", "gpu_id": "g", "gpu_count": 1,
+                     "engine": "llama.cpp", "split_mode": "none", "format": "q4_0", "batch_size": 1, "prompt_tokens": 0,
+                     "generated_tokens": 128, "metric": "decode_tokens_per_s", "value": value, "quote": "q",
+                     "source_id": "s", "source_file": "f.csv", "source_row": 2 if value < 200 else 3})
+    create_table_from_frame(con, "core_measurements", pd.DataFrame(rows))
+    create_table_from_sql(con, "out_measurement_bounds")
+    bounds = con.execute("select measured_tokens_per_s, bound_tokens_per_s, within_bound from out_measurement_bounds "
+                         "order by 1").fetchall()
+    assert 260 < bounds[0][1] < 280
+    assert [b[2] for b in bounds] == [True, False]
+    assert [r[1] for r in con.execute(steps.MEASUREMENTS_ABOVE_BOUND).fetchall()] == [3]
+

@@ -124,16 +124,25 @@ def test_alias_to_unknown_gpu_is_rejected():
 
 
 def test_model_shape_rules():
-    cols = ["model_id", "name", "family", "developer", "params_b", "active_params_b", "layers", "hidden_size",
-            "intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size", "max_context",
-            "attention_kind", "sliding_window", "full_attention_layers", "kv_lora_rank", "qk_rope_head_dim",
-            "num_experts", "experts_per_token", "document_id"]
-    good = ["m", "M", "f", "d", "8", "8", "32", "4096", "14336", "32", "8", "128", "128256", "131072", "gqa",
-            None, None, None, None, None, None, "doc"]
-    assert schemas.validate(schemas.models_schema(), frame([good], cols)) == []
-    bad = list(good)
-    bad[5] = "9"  # active > total
-    assert schemas.validate(schemas.models_schema(), frame([bad], cols))
-    mla = list(good)
-    mla[14] = "mla"  # MLA without its latent size
-    assert schemas.validate(schemas.models_schema(), frame([mla], cols))
+    from pipeline.sources import MODEL_COLUMNS
+
+    base = dict.fromkeys(MODEL_COLUMNS)
+    base.update(model_id="m", name="M", family="f", developer="d", layers="32", hidden_size="4096",
+                intermediate_size="14336", attention_heads="32", kv_heads="8", head_dim="128", vocab_size="128256",
+                tied_embeddings="false", max_context="131072", attention_kind="gqa", mlp_kind="gated",
+                qkv_bias="false", linear_bias="false", norm_kind="rmsnorm", norms_per_layer="2",
+                published_params_b="8.03", document_id="doc", params_document_id="doc")
+
+    def problems(**changes):
+        row = {**base, **changes}
+        return schemas.validate(schemas.models_schema(), frame([[row[c] for c in MODEL_COLUMNS]], MODEL_COLUMNS))
+
+    assert problems() == []
+    assert problems(kv_heads="12")  # does not divide the 32 heads
+    assert problems(attention_kind="mla")  # MLA without its latent size
+    assert problems(num_experts="8", experts_per_token="2")  # MoE without a published active count
+    assert problems(num_experts="8", experts_per_token="2", published_active_params_b="13") == []
+    assert problems(sliding_window="4096")  # which layers keep full attention?
+    # a NULL formula input is an error naming the column, not a NULL row downstream
+    missing = problems(hidden_size=None)
+    assert [p.column for p in missing] == ["hidden_size"] and missing[0].row == 2
