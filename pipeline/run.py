@@ -71,8 +71,8 @@ def _exclusive(build: Path):
 
 
 def build_inputs(p: Paths) -> dict[str, str]:
-    """Everything a build reads that a price refresh does not: the sources outside prices/ and aliases/
-    (data files and sidecars), the pipeline's code, SQL and parameters, the hand-written pages, the MkDocs
+    """Everything a build reads: every file under sources/ (data files and sidecars; a symlink leaving it is
+    refused by the ingest), the pipeline's code, SQL and parameters, the hand-written pages, the MkDocs
     configuration and the locked dependencies. Path -> SHA-256."""
     def files(label: str, root: Path, keep=lambda rel: True):
         if root.is_dir():
@@ -81,11 +81,16 @@ def build_inputs(p: Paths) -> dict[str, str]:
                 if path.is_file() and "__pycache__" not in rel.parts and keep(rel):
                     yield f"{label}/{rel.as_posix()}", path
 
-    found = [*files("sources", p.sources, lambda rel: rel.parts[0] not in PRICE_SOURCE_DIRS),
-             *files("pipeline", PACKAGE), *files("site", p.handwritten)]
+    found = [*files("sources", p.sources), *files("pipeline", PACKAGE), *files("site", p.handwritten)]
     found += [(name, path) for name, path in (("mkdocs.yml", p.mkdocs_config), ("uv.lock", ROOT / "uv.lock"))
               if path.is_file()]
     return {name: sha256(path) for name, path in sorted(found)}
+
+
+def _refresh_reads(name: str) -> bool:
+    """An input a price refresh reads again itself (the price snapshots and alias tables)."""
+    parts = name.split("/")
+    return len(parts) > 2 and parts[0] == "sources" and parts[1] in PRICE_SOURCE_DIRS
 
 
 def _inputs_file(p: Paths) -> Path:
@@ -100,7 +105,8 @@ def _refresh_blocker(p: Paths, inputs: dict[str, str]) -> str:
         recorded = json.loads(_inputs_file(p).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "the last build recorded no list of its inputs"
-    changed = sorted(name for name in recorded.keys() | inputs.keys() if recorded.get(name) != inputs.get(name))
+    changed = sorted(name for name in recorded.keys() | inputs.keys()
+                     if recorded.get(name) != inputs.get(name) and not _refresh_reads(name))
     if not changed:
         return ""
     shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
@@ -121,7 +127,7 @@ def materialize(selection: dg.AssetSelection | None = None, incremental: bool = 
         selection, incremental = None, False
     with _exclusive(p.build):
         outcome = _materialize(selection, incremental)
-        if outcome.ok and not incremental:  # what this build read, for the next refresh to compare against
+        if outcome.ok:  # what this build read, for the next refresh to compare against
             target = _inputs_file(p)
             tmp = target.with_suffix(".tmp")
             tmp.write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
