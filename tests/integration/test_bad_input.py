@@ -212,7 +212,26 @@ def _snapshot_on(day: str):
     return lambda src: add_price_snapshot(src, day=day, change=1.0)
 
 
+PAPERSPACE = "prices/paperspace/2026-11-22/prices.csv"
+
+
+def _price(rel: str, line: int, old: str, new: str):
+    def fn(lines):
+        assert f",{old}," in lines[line - 1]
+        lines[line - 1] = lines[line - 1].replace(f",{old},", f",{new},", 1)
+        return lines
+    return _lines(rel, fn)
+
+
 FAULTS = [
+    ("price per month", _price(PAPERSPACE, 11, "0.76", "554.8"), True,
+     [PAPERSPACE, "row 11", "column 'usd_per_hour'", "(value: '554.8')", "$554.80 per GPU-hour",
+      "outside $0.02 to $10.00 per GPU-hour for a workstation GPU", "price_exceptions"]),
+    ("price in cents", _price(PAPERSPACE, 8, "1.10", "110"), True,
+     [PAPERSPACE, "row 8", "column 'usd_per_hour'", "(value: '110')", "for a workstation GPU", "price_exceptions"]),
+    ("a whole instance read as one GPU", _price(PRICES, 3, "3.99", "31.92"), True,
+     [PRICES, "row 3", "column 'usd_per_hour'", "(value: '31.92')", "x the median", "(on-demand, list) at",
+      "other provider(s)", "price_exceptions"]),
     ("unterminated quote", _bytes(PRICES, _cut_inside_quote), True,
      [PRICES, "row 5", "a quoted field is never closed"]),
     ("ragged row", _lines(PRICES, lambda ls: ls[:3] + [ls[3] + ",extra"] + ls[4:]), True,
