@@ -34,12 +34,14 @@ def stage_of(step_key: str) -> str:
     return "other"
 
 
-def add_price_snapshot(sources: Path, day: str = "2099-01-01", provider: str = "lambda", change: float = 1.1) -> Path:
-    """A new dated snapshot of one provider: its latest list with the first price changed (a price move).
-    The benchmark's refresh and the refresh tests use the same scenario."""
+def add_price_snapshot(sources: Path, day: str | None = None, provider: str = "lambda", change: float = 1.1) -> Path:
+    """A new dated snapshot of one provider (today's by default): its latest list with the first price changed
+    (a price move), read on that day. The benchmark's refresh and the refresh tests use the same scenario."""
     import shutil
 
-    from .sources import latest_price_snapshot, write_checksums
+    from .sources import build_date, latest_price_snapshot, write_checksums
+
+    day = day or build_date().isoformat()
 
     latest = latest_price_snapshot(sources, provider)
     new = latest.parent / day
@@ -50,6 +52,10 @@ def add_price_snapshot(sources: Path, day: str = "2099-01-01", provider: str = "
     cells[col] = f"{float(cells[col]) * change:.4f}"
     lines[1] = ",".join(cells)
     (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    side = new / "prices.source.yml"
+    dated = [f"{line.split(':', 1)[0]}: {day}" if line.startswith(("accessed_on:", "published_on:")) else line
+             for line in side.read_text(encoding="utf-8").splitlines()]
+    side.write_text("\n".join(dated) + "\n", encoding="utf-8")
     write_checksums(sources)
     return new
 

@@ -1,5 +1,12 @@
-"""Materialise the asset graph into a staging database and build folder, then swap them in.
-A failed run leaves the last good database and site untouched."""
+"""Materialise the asset graph into a new generation folder, then make it current with one rename.
+
+Each build writes its database, generated pages, site and inputs record into
+`<build>/generations/<id>/`. `<build>/current` is a symlink to the current generation, replaced in one
+atomic rename when a build succeeded; the database (`GPU_ATLAS_DB`), its inputs record, `<build>/docs`
+and `<build>/site` are symlinks through `current`, so they change together: a reader, or a build killed
+at any instant, sees the previous build or the new one, never a mix. A failed run leaves the last good
+build current; older generations are removed once a new one is current.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ import fcntl
 import json
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +31,9 @@ PRICE_ROOTS = ["raw_prices", "raw_aliases"]
 SOURCE_REGISTER = ["core_sources", "pages_sources"]
 # the source folders a price refresh re-reads; a change anywhere else needs a full build
 PRICE_SOURCE_DIRS = ("prices", "aliases")
+GENERATIONS = "generations"  # <build>/generations/<id>/: one build's database, docs, site and inputs record
+CURRENT = "current"  # <build>/current -> generations/<id>: the one rename that publishes a build
+INPUTS = "inputs.json"
 
 
 @dataclass
@@ -45,17 +56,78 @@ def _definitions() -> dg.Definitions:
     return defs
 
 
-def _swap_dir(new: Path, final: Path) -> None:
-    if not new.exists():
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _link(link: Path, target: Path) -> None:
+    """Make `link` a relative symlink to `target`, replacing a file or link atomically (a folder left by an
+    earlier layout is moved aside first)."""
+    relative = os.path.relpath(target, link.parent)
+    if link.is_symlink() and os.readlink(link) == relative:
         return
-    old = final.with_name(final.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
-    if final.exists():
-        final.rename(old)
-    new.rename(final)
-    if old.exists():
-        shutil.rmtree(old)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    tmp = link.with_name(f".{link.name}.link-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    os.symlink(relative, tmp)
+    aside = None
+    if link.is_dir() and not link.is_symlink():
+        aside = link.with_name(f".{link.name}.old-{os.getpid()}")
+        link.rename(aside)
+    os.replace(tmp, link)
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def current_generation(p: Paths) -> Path | None:
+    """The generation folder the current build lives in, if any."""
+    current = p.build / CURRENT
+    return current.resolve() if current.is_symlink() and current.resolve().is_dir() else None
+
+
+def _new_generation(p: Paths) -> Path:
+    root = p.build / GENERATIONS
+    root.mkdir(parents=True, exist_ok=True)
+    generation = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%dT%H%M%S-"), dir=root))
+    generation.chmod(0o755)  # served and read like any build folder (mkdtemp makes it private)
+    return generation
+
+
+def _publish(p: Paths, generation: Path) -> None:
+    """Make the generation current: one atomic rename of the `current` symlink. Then the fixed links
+    (created once; each is already right when it exists) and the removal of every other generation."""
+    for path in (generation, generation / "site", generation / "docs"):
+        if path.is_dir():
+            _fsync_dir(path)
+    tmp = p.build / f".{CURRENT}.link-{os.getpid()}"
+    tmp.unlink(missing_ok=True)
+    os.symlink(Path(GENERATIONS) / generation.name, tmp)
+    os.replace(tmp, p.build / CURRENT)  # the publish
+    _fsync_dir(p.build)
+    current = p.build / CURRENT
+    _link(p.database, current / p.database.name)
+    _link(_inputs_file(p), current / INPUTS)
+    for sub in ("docs", "site"):
+        _link(p.build / sub, current / sub)
+    _clean(p)
+
+
+def _clean(p: Paths) -> None:
+    """Remove every generation but the current one (and what builds of the earlier layout left)."""
+    keep = current_generation(p)
+    root = p.build / GENERATIONS
+    if root.is_dir():
+        for old in root.iterdir():
+            if old.resolve() != keep:
+                shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(p.build / ".staging", ignore_errors=True)
+    for stale in (p.database.with_name(p.database.name + ".staging"),
+                  p.database.with_name(p.database.name + ".staging.wal")):
+        stale.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
@@ -71,8 +143,8 @@ def _exclusive(build: Path):
 
 
 def build_inputs(p: Paths) -> dict[str, str]:
-    """Everything a build reads that a price refresh does not: the sources outside prices/ and aliases/
-    (data files and sidecars), the pipeline's code, SQL and parameters, the hand-written pages, the MkDocs
+    """Everything a build reads: every file under sources/ (data files and sidecars; a symlink leaving it is
+    refused by the ingest), the pipeline's code, SQL and parameters, the hand-written pages, the MkDocs
     configuration and the locked dependencies. Path -> SHA-256."""
     def files(label: str, root: Path, keep=lambda rel: True):
         if root.is_dir():
@@ -81,11 +153,16 @@ def build_inputs(p: Paths) -> dict[str, str]:
                 if path.is_file() and "__pycache__" not in rel.parts and keep(rel):
                     yield f"{label}/{rel.as_posix()}", path
 
-    found = [*files("sources", p.sources, lambda rel: rel.parts[0] not in PRICE_SOURCE_DIRS),
-             *files("pipeline", PACKAGE), *files("site", p.handwritten)]
+    found = [*files("sources", p.sources), *files("pipeline", PACKAGE), *files("site", p.handwritten)]
     found += [(name, path) for name, path in (("mkdocs.yml", p.mkdocs_config), ("uv.lock", ROOT / "uv.lock"))
               if path.is_file()]
     return {name: sha256(path) for name, path in sorted(found)}
+
+
+def _refresh_reads(name: str) -> bool:
+    """An input a price refresh reads again itself (the price snapshots and alias tables)."""
+    parts = name.split("/")
+    return len(parts) > 2 and parts[0] == "sources" and parts[1] in PRICE_SOURCE_DIRS
 
 
 def _inputs_file(p: Paths) -> Path:
@@ -100,7 +177,8 @@ def _refresh_blocker(p: Paths, inputs: dict[str, str]) -> str:
         recorded = json.loads(_inputs_file(p).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "the last build recorded no list of its inputs"
-    changed = sorted(name for name in recorded.keys() | inputs.keys() if recorded.get(name) != inputs.get(name))
+    changed = sorted(name for name in recorded.keys() | inputs.keys()
+                     if recorded.get(name) != inputs.get(name) and not _refresh_reads(name))
     if not changed:
         return ""
     shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
@@ -120,30 +198,21 @@ def materialize(selection: dg.AssetSelection | None = None, incremental: bool = 
     if reason:
         selection, incremental = None, False
     with _exclusive(p.build):
-        outcome = _materialize(selection, incremental)
-        if outcome.ok and not incremental:  # what this build read, for the next refresh to compare against
-            target = _inputs_file(p)
-            tmp = target.with_suffix(".tmp")
-            tmp.write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
-            tmp.replace(target)
+        outcome = _materialize(selection, incremental, inputs)
     outcome.full_build_instead = bool(reason)
     outcome.full_build_reason = reason
     return outcome
 
 
-def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outcome:
+def _materialize(selection: dg.AssetSelection | None, incremental: bool, inputs: dict[str, str]) -> Outcome:
     from .defs.resources import default_resources
 
     p = paths()
     started = time.perf_counter()
-    staging_db = p.database.with_name(p.database.name + ".staging")
-    staging_build = p.build / ".staging"
-    for stale in (staging_db, Path(str(staging_db) + ".wal")):
-        stale.unlink(missing_ok=True)
-    if staging_build.exists():
-        shutil.rmtree(staging_build)
-    staging_build.mkdir(parents=True)
-    staging_db.parent.mkdir(parents=True, exist_ok=True)
+    _clean(p)  # generations a killed build left
+    generation = _new_generation(p)
+    staging_db = generation / p.database.name
+    staging_build = generation
     if incremental:  # materialize checked that the last build's database, pages and site exist
         shutil.copy2(p.database, staging_db)
         # copies keep modification times: the site build re-renders only pages rewritten since
@@ -197,15 +266,13 @@ def _materialize(selection: dg.AssetSelection | None, incremental: bool) -> Outc
             outcome.step_seconds[stat.step_key] = stat.end_time - stat.start_time
 
     if outcome.ok and not outcome.errors:
-        p.database.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staging_db, p.database)
         Path(str(staging_db) + ".wal").unlink(missing_ok=True)
-        for sub in ("docs", "site"):
-            _swap_dir(staging_build / sub, p.build / sub)
+        # what this build read, for the next refresh to compare against
+        (generation / INPUTS).write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
+        _publish(p, generation)
     else:
         outcome.ok = False
-        staging_db.unlink(missing_ok=True)
-    shutil.rmtree(staging_build, ignore_errors=True)
+        shutil.rmtree(generation, ignore_errors=True)
     outcome.seconds = time.perf_counter() - started
     return outcome
 

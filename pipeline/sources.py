@@ -9,6 +9,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +31,14 @@ SIDECAR_KINDS = {
     "measurement",
 }
 SIDECAR_REQUIRED = ("title", "publisher", "kind", "url", "accessed_on", "checksum")
+# a source URL is a web page, or `seed:<path>` for a document kept offline (an article's text as received)
+URL_SCHEMES = ("https://", "http://", "seed:")
+# `accessed_on` may precede a snapshot folder's date by this many days (time zones, a page read the evening
+# before); later than the folder's date by more than this only when `published_on` states the folder's date
+# (a copy read later from an archive or a repository commit of that day)
+ACCESS_TOLERANCE_DAYS = 3
+# the sidecar key of a price snapshot that lists no offer: the provider withdrew every GPU offer that day
+WITHDRAWN_KEY = "withdrawn_all"
 
 
 MODEL_COLUMNS = (
@@ -137,8 +147,72 @@ def latest_price_snapshot(root: Path, provider: str) -> Path | None:
     return dated[-1] if dated else None
 
 
+def build_date() -> dt.date:
+    """The latest day a snapshot can stand for: today, in UTC or locally, whichever is later."""
+    return max(dt.date.today(), dt.datetime.now(dt.timezone.utc).date())
+
+
+def decode(data: bytes, rel: str) -> tuple[str | None, list[Problem]]:
+    """A file's bytes as text: UTF-8 (a leading byte-order mark is dropped), no NUL. Else a problem naming
+    the line and the byte."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, [Problem(rel, line, None, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at character "
+                                               f"{column} of the line (save the file as UTF-8)")]
+    if "\x00" in text:
+        at = text.index("\x00")
+        return None, [Problem(rel, text.count("\n", 0, at) + 1, None,
+                              "NUL byte in the file (binary data, or a file saved as UTF-16?)")]
+    return text.removeprefix("\ufeff"), []
+
+
+def parse_csv(text: str, rel: str) -> tuple[list[str], list[tuple[int, list[str]]], list[Problem]]:
+    """Header and (line, cells) rows of a CSV, read strictly: a quote left open or text after a closing quote
+    is an error naming the line, and so is an empty or repeated column name."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for cells in reader:
+            rows.append((start, cells))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        detail = ("a quoted field is never closed (the file ends inside it)" if "end of data" in str(exc)
+                  else f"malformed CSV: {exc}")
+        return [], [], [Problem(rel, start, None, detail)]
+    if not rows:
+        return [], [], [Problem(rel, None, None, "file is empty (no header)")]
+    header = [h.strip() for h in rows[0][1]]
+    problems = [Problem(rel, 1, None, f"column {i} of the header has no name") for i, h in enumerate(header, 1) if not h]
+    seen: set[str] = set()
+    for h in header:
+        if h and h in seen:
+            problems.append(Problem(rel, 1, h, "column name appears more than once in the header"))
+        seen.add(h)
+    return header, rows[1:], problems
+
+
+def check_url(value, where: str, key: str) -> list[Problem]:
+    if isinstance(value, str) and value.strip().lower().startswith(URL_SCHEMES) and value.strip() == value:
+        return []
+    return [Problem(where, None, key, f"a source URL must start with {' or '.join(URL_SCHEMES)}", str(value))]
+
+
+def inside(path: Path, root: Path) -> bool:
+    """The file, followed through every symlink, lies under the sources folder."""
+    real_root = root.resolve()
+    return path.resolve() == real_root or real_root in path.resolve().parents
+
+
 def sidecar_path(data_file: Path) -> Path:
     return data_file.with_suffix(".source.yml")
+
+
+def sidecar_rel(rel: str) -> str:
+    return rel[: -len(".csv")] + ".source.yml"
 
 
 def _as_date(value) -> dt.date | None:
@@ -160,11 +234,17 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     """Load and check the provenance sidecar of one data file."""
     rel = str(data_file.relative_to(root.parent)) if root.parent in data_file.parents else str(data_file)
     side = sidecar_path(data_file)
-    side_rel = rel[: -len(".csv")] + ".source.yml"
+    side_rel = sidecar_rel(rel)
     if not side.exists():
         return {}, [Problem(rel, None, None, f"missing provenance sidecar {side.name}")]
+    if not inside(side, root):
+        return {}, [Problem(side_rel, None, None, f"a symlink that leaves sources/ (to {side.resolve()}): "
+                                                  "copy the file into sources/ instead")]
+    text, bad = decode(side.read_bytes(), side_rel)
+    if bad:
+        return {}, bad
     try:
-        meta = yaml.load(side.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
+        meta = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
         return {}, [Problem(side_rel, None, None, f"sidecar is not valid YAML: {exc}")]
     if not isinstance(meta, dict):
@@ -179,6 +259,9 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     for key in ("accessed_on", "published_on"):
         if meta.get(key) not in (None, "") and _as_date(meta[key]) is None:
             problems.append(Problem(side_rel, None, key, "must be a date YYYY-MM-DD", str(meta[key])))
+    if meta.get("url") not in (None, ""):
+        problems += check_url(meta["url"], side_rel, "url")
+    problems += _check_dates(meta, data_file, side_rel)
     checksum = str(meta.get("checksum") or "")
     if checksum:
         actual = "sha256:" + sha256(data_file)
@@ -192,11 +275,36 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     for i, doc in enumerate(docs):
         if not isinstance(doc, dict) or not doc.get("id") or not doc.get("url"):
             problems.append(Problem(side_rel, None, f"documents[{i}]", "needs an id and a url"))
-        elif doc.get("kind") and doc["kind"] not in SIDECAR_KINDS:
+            continue
+        problems += check_url(doc["url"], side_rel, f"documents[{i}].url")
+        if doc.get("kind") and doc["kind"] not in SIDECAR_KINDS:
             problems.append(Problem(side_rel, None, f"documents[{i}].kind",
                                     f"must be one of {sorted(SIDECAR_KINDS)}", str(doc["kind"])))
     meta["documents"] = [d for d in docs if isinstance(d, dict)]
     return meta, problems
+
+
+def _check_dates(meta: dict, data_file: Path, side_rel: str) -> list[Problem]:
+    """accessed_on is not in the future and agrees with the snapshot folder's date (ACCESS_TOLERANCE_DAYS)."""
+    accessed = _as_date(meta.get("accessed_on"))
+    if accessed is None:
+        return []
+    today = build_date()
+    if accessed > today:
+        return [Problem(side_rel, None, "accessed_on", f"is after the build date {today}", str(accessed))]
+    folder = _as_date(data_file.parent.name)
+    if folder is None:
+        return []
+    gap = (accessed - folder).days
+    if gap < -ACCESS_TOLERANCE_DAYS:
+        return [Problem(side_rel, None, "accessed_on",
+                        f"is {-gap} days before the snapshot folder's date {folder}: a source cannot be read before "
+                        f"the day its snapshot stands for (tolerance {ACCESS_TOLERANCE_DAYS} days)", str(accessed))]
+    if gap > ACCESS_TOLERANCE_DAYS and _as_date(meta.get("published_on")) != folder:
+        return [Problem(side_rel, None, "accessed_on",
+                        f"is {gap} days after the snapshot folder's date {folder} (tolerance {ACCESS_TOLERANCE_DAYS} "
+                        f"days); a copy read later from an archive states published_on: {folder}", str(accessed))]
+    return []
 
 
 def _snapshot(data_file: Path, root: Path, kind: SourceKind) -> tuple[str, str, str | None]:
@@ -209,7 +317,15 @@ def _snapshot(data_file: Path, root: Path, kind: SourceKind) -> tuple[str, str, 
 
 
 def discover(root: Path, kind: SourceKind) -> list[Path]:
-    return sorted(root.glob(kind.pattern))
+    """The files of one kind that lie inside the sources folder (see `outside`)."""
+    return [p for p in sorted(root.glob(kind.pattern)) if inside(p, root)]
+
+
+def outside(root: Path, kind: SourceKind) -> list[Problem]:
+    """Files of one kind reached through a symlink that leaves the sources folder: never read."""
+    return [Problem(str(p.relative_to(root.parent)), None, None,
+                    f"a symlink that leaves sources/ (to {p.resolve()}): copy the files into sources/ instead")
+            for p in sorted(root.glob(kind.pattern)) if not inside(p, root)]
 
 
 def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], list[Problem]]:
@@ -217,6 +333,7 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
     frames: list[pd.DataFrame] = []
     records: list[dict] = []
     problems: list[Problem] = []
+    problems += outside(root, kind)
     for path in discover(root, kind):
         rel = str(path.relative_to(root.parent))
         meta, side_problems = read_sidecar(path, root)
@@ -224,13 +341,15 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
         snapshot_id, collection, date = _snapshot(path, root, kind)
         if kind.dated and _as_date(date) is None:
             problems.append(Problem(rel, None, None, "folder name must be a date YYYY-MM-DD", date))
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.reader(fh)
-            header = next(reader, [])
-            rows = list(reader)
-        header = [h.strip() for h in header]
+        elif kind.dated and _as_date(date) > build_date():
+            problems.append(Problem(rel, None, None, f"snapshot folder dated after the build date {build_date()}", date))
+        text, bad = decode(path.read_bytes(), rel)
+        header, rows, bad = parse_csv(text, rel) if text is not None else ([], [], bad)
+        if bad:
+            problems += bad
+            continue
         missing = [c for c in kind.columns if c not in header]
-        extra = [c for c in header if c not in kind.columns]
+        extra = [c for c in header if c and c not in kind.columns]
         for c in missing:
             problems.append(Problem(rel, 1, c, "required column is missing"))
         for c in extra:
@@ -238,12 +357,25 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
         if missing or extra:
             continue
         width = len(header)
-        bad_width = [i for i, r in enumerate(rows, start=2) if len(r) != width and any(r)]
-        for line in bad_width:
-            problems.append(Problem(rel, line, None, f"row has a different number of fields than the header ({width})"))
+        bad_width = [(line, len(r)) for line, r in rows if len(r) != width and any(r)]
+        for line, n in bad_width:
+            problems.append(Problem(rel, line, None, f"row has {n} fields, the header {width}"))
         if bad_width:
             continue
-        numbered = [(i, r) for i, r in enumerate(rows, start=2) if any(cell.strip() for cell in r)]
+        numbered = [(line, r) for line, r in rows if any(cell.strip() for cell in r)]
+        withdrawn = meta.get(WITHDRAWN_KEY) is True
+        if kind.name == "prices" and withdrawn and numbered:
+            problems.append(Problem(sidecar_rel(rel), None, WITHDRAWN_KEY,
+                                    f"declares that the provider withdrew every offer, but the file lists {len(numbered)}"))
+            continue
+        if kind.name == "prices" and not numbered and not withdrawn:
+            # read as the provider's whole current list, an empty snapshot would silently empty the provider
+            problems.append(Problem(rel, None, None, "a price snapshot with a header but no offer (a provider that "
+                                                     f"withdrew every offer: say `{WITHDRAWN_KEY}: true` in the sidecar)"))
+            continue
+        if not numbered:  # a declared withdrawal: the snapshot stands, with no offer
+            records.append({"snapshot_id": snapshot_id, "file": rel, "meta": meta, "rows": 0})
+            continue
         frame = pd.DataFrame([r for _, r in numbered], columns=header, dtype=object)
         frame = frame.apply(lambda col: col.str.strip()).replace({"": None})
         doc_ids = {d["id"] for d in meta.get("documents", [])}
@@ -309,7 +441,9 @@ def write_checksums(root: Path) -> list[Path]:
             side = sidecar_path(path)
             if not side.exists():
                 continue
-            text = side.read_text(encoding="utf-8")
+            text, bad = decode(side.read_bytes(), str(side))
+            if bad:  # the build names the byte; nothing to update until the sidecar is fixed
+                continue
             new = "sha256:" + sha256(path)
             lines = text.splitlines()
             changed = False

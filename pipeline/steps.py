@@ -83,7 +83,7 @@ def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int
         for path in discover(sources_dir, kind):
             meta, probs = read_sidecar(path, sources_dir)
             problems += probs
-            rows = max(0, sum(1 for line in path.open(encoding="utf-8") if line.strip()) - 1)
+            rows = max(0, sum(1 for line in path.read_bytes().splitlines() if line.strip()) - 1)
             records.append({"snapshot_id": str(path.relative_to(sources_dir).with_suffix("")),
                             "file": str(path.relative_to(sources_dir.parent)), "meta": meta, "rows": rows})
     rows = source_rows(records)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipeline import steps
 from pipeline.db import preview
+from pipeline.plausibility import implausible_prices
+
+from .resources import AtlasPaths
 
 PARAMETER_TABLES = {"core_parameters", "core_ranking_weights"}
 
@@ -67,6 +72,18 @@ def offers_mapped(database: DuckDBResource) -> dg.AssetCheckResult:
     text = "\n".join(f"{p}: {n} ({c} offers)" for p, n, c in rows)
     return dg.AssetCheckResult(passed=not rows, severity=dg.AssetCheckSeverity.WARN,
                                metadata={"unmapped_names": len(rows), "names": dg.MetadataValue.text(text)})
+
+
+@dg.asset_check(asset="core_price_history", blocking=True,
+                description="Every price per GPU-hour near the same offer's history, the variant's prices at other "
+                            "providers, and within its segment's bounds, unless its sidecar explains it "
+                            "(pipeline/plausibility.py).")
+def prices_plausible(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        problems = implausible_prices(con, Path(atlas_paths.sources))
+    return dg.AssetCheckResult(passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
+                               metadata={"problem_count": len(problems),
+                                         "problems": dg.MetadataValue.text("\n".join(map(str, problems[:200])))})
 
 
 @dg.asset_check(asset="core_spec_claims", blocking=True,
@@ -132,6 +149,6 @@ def inference_estimates_sound(database: DuckDBResource) -> dg.AssetCheckResult:
 @dg.definitions
 def defs() -> dg.Definitions:
     return dg.Definitions(assets=[*sql_assets, public_views],
-                          asset_checks=[breakdown_sums, offers_mapped, claims_classified, model_params_match_card,
-                                         measurements_within_bounds, training_estimates_complete,
-                                         inference_estimates_sound])
+                          asset_checks=[breakdown_sums, offers_mapped, prices_plausible, claims_classified,
+                                        model_params_match_card, measurements_within_bounds,
+                                        training_estimates_complete, inference_estimates_sound])

@@ -1,4 +1,9 @@
-"""Small Markdown builders. Every value that came from a source is escaped before it is written."""
+"""Small Markdown builders. Every value that came from a source is escaped before it is written.
+
+One escaping path per output context, all here: `html_text` for HTML text and attribute values (page
+titles included, see `site.page_title`), `esc` for Markdown cells and paragraphs (Markdown syntax, then
+`html_text`), `script_json` for data embedded in a `<script>` element. Nothing else writes source text.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +15,31 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
+
+
+def html_text(value) -> str:
+    """Untrusted text as HTML text or a quoted attribute value: & < > " ' become entities."""
+    return "" if _missing(value) else html.escape(str(value), quote=True)
+
+
+def script_json(value) -> str:
+    """JSON to embed in a <script> element: <, > and & as \\u escapes, so no text can close the element
+    or open a comment inside it; JSON parsers read the same values."""
+    text = json.dumps(_finite(value), separators=(",", ":"), default=str, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def esc(value) -> str:
     """Escape untrusted text for a Markdown table cell or paragraph (HTML and Markdown syntax)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+    if _missing(value):
         return ""
     text = str(value)
     for ch in ("\\", "*", "_", "`", "[", "]", "#"):
         text = text.replace(ch, "\\" + ch)
     # HTML last (its entities contain '#'), then the table-cell separator as an entity
-    return html.escape(text, quote=True).replace("|", "&#124;").replace("\n", " ")
+    return html_text(text).replace("|", "&#124;").replace("\n", " ")
 
 
 def num(value, digits: int = 3) -> str:
@@ -38,7 +59,7 @@ def money(value, digits: int = 2) -> str:
 def age(observed_on) -> str:
     """An observation date with its age, counted in the reader's browser (ages.js: "2026-09-20 · 63 days
     ago"), so a page stays correct on every later day without a rebuild; without JavaScript, the date."""
-    day = html.escape(str(observed_on)[:10], quote=True)
+    day = html_text(str(observed_on)[:10])
     return f'<time class="atlas-age" datetime="{day}">{day}</time>'
 
 
@@ -59,9 +80,9 @@ def url_link(text, url, limit: int | None = None) -> str:
     With `limit`, a long text is shortened and shown whole as the link's tooltip."""
     full = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
     shown = shorten(full, limit) if limit else full
-    tip = f' title="{html.escape(full, quote=True)}"' if shown != full else ""
+    tip = f' title="{html_text(full)}"' if shown != full else ""
     if isinstance(url, str) and (url.startswith("https://") or url.startswith("http://")):
-        return f'<a href="{html.escape(url, quote=True)}" rel="nofollow noopener"{tip}>{esc(shown)}</a>'
+        return f'<a href="{html_text(url)}" rel="nofollow noopener"{tip}>{esc(shown)}</a>'
     return f'<span{tip}>{esc(shown)}</span>' if tip else esc(shown)
 
 
@@ -88,7 +109,7 @@ def _finite(value):
 
 def chart(name: str, spec: dict, caption: str = "") -> str:
     """Embed a Vega-Lite spec inline; charts.js renders it with the vendored vega-embed."""
-    data = json.dumps(_finite(spec), separators=(",", ":"), default=str, allow_nan=False).replace("</", "<\\/")
+    data = script_json(spec)
     cap = f'\n<p class="atlas-caption">{esc(caption)}</p>' if caption else ""
-    return (f'<div class="atlas-chart" data-chart="{html.escape(name)}"></div>\n'
-            f'<script type="application/json" class="atlas-spec" data-chart="{html.escape(name)}">{data}</script>{cap}\n')
+    return (f'<div class="atlas-chart" data-chart="{html_text(name)}"></div>\n'
+            f'<script type="application/json" class="atlas-spec" data-chart="{html_text(name)}">{data}</script>{cap}\n')

@@ -36,6 +36,22 @@ class _DropDirtyWarning(logging.Filter):
         return not record.getMessage().startswith(DIRTY_WARNING)
 
 
+def page_title(page) -> str:
+    """A page's title as escaped HTML text, whatever it came from (front matter, first heading, file name).
+
+    The theme writes `page.meta.title` unescaped into `<title>`, the header and the navigation, and a title
+    taken from a rendered heading is passed through `striptags`, which decodes its entities: a source's
+    text in a heading (a GPU name) would become markup there. Every page title goes through here instead.
+    """
+    from markupsafe import Markup
+
+    from pipeline.render.markdown import html_text
+
+    raw = page.meta.get("title") if isinstance(page.meta, dict) else None
+    text = str(raw) if raw not in (None, "") else Markup(page.title or "").striptags()
+    return html_text(text)
+
+
 def _page_of(location: str) -> str:
     return location.split("#", 1)[0]
 
@@ -108,6 +124,10 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
                 template_cache.mkdir(parents=True, exist_ok=True)
                 env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(template_cache))
             return env
+
+        def on_page_content(self, html_text, page, config, files):
+            page.meta["title"] = page_title(page)
+            return html_text
 
         def on_post_page(self, output, page, config):  # which pages this build rendered
             rendered.append(page.file.src_uri)

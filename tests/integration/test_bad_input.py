@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from pipeline.bench import add_price_snapshot
 from pipeline.run import materialize
-from pipeline.sources import write_checksums
+from pipeline.sources import build_date, write_checksums
 
 pytestmark = pytest.mark.integration
 
 PRICES = "prices/lambda/2026-09-20/prices.csv"
 FIGURES = "specs/nvidia-datacenter/2026-11-22/figures.csv"
 ALIASES = "aliases/lambda.csv"
+DAY = build_date().isoformat()  # a new snapshot is dated at the latest today
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +102,7 @@ def test_bad_snapshot_stops_a_price_refresh(good_build):
     """A malformed new snapshot stops `refresh-prices` with file, row, column and rule; nothing is swapped in."""
     from pipeline.run import price_selection
 
-    old = good_build / "sources" / "prices" / "lambda" / "2026-09-20"
-    new = old.parent / "2026-12-02"
-    shutil.copytree(old, new)
+    new = add_price_snapshot(good_build / "sources", day=DAY, change=1.0)
     site = good_build / "build" / "site"
     db = good_build / "data" / "atlas.duckdb"
     before = (digest(db), {p: digest(p) for p in site.rglob("*") if p.is_file()})
@@ -114,7 +115,7 @@ def test_bad_snapshot_stops_a_price_refresh(good_build):
         write_checksums(good_build / "sources")
     assert not outcome.ok
     message = "\n".join(outcome.errors)
-    for part in ("sources/prices/lambda/2026-12-02/prices.csv", "row 3", "usd_per_hour", "> 0"):
+    for part in (f"sources/prices/lambda/{DAY}/prices.csv", "row 3", "usd_per_hour", "> 0"):
         assert part in message, message
     assert (digest(db), {p: digest(p) for p in site.rglob("*") if p.is_file()}) == before
 
@@ -135,17 +136,16 @@ def test_missing_and_broken_sidecar(good_build):
 
 def test_price_refresh_touches_only_prices(good_build):
     """A new snapshot + refresh-prices: the What-changed page shows it; spec stages are not re-run."""
-    from pipeline.bench import add_price_snapshot
     from pipeline.run import price_selection
 
-    new = add_price_snapshot(good_build / "sources", day="2026-11-30")  # one Lambda price +10 %
+    new = add_price_snapshot(good_build / "sources", day=DAY)  # one Lambda price +10 %
     try:
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok, outcome.errors
         assert "core_price_history" in outcome.materialized and "site" in outcome.materialized
         assert not {"core_gpus", "core_spec_claims", "out_memory_requirements", "raw_models"} & set(outcome.materialized)
         changes = (good_build / "build" / "site" / "changes" / "index.html").read_text(encoding="utf-8")
-        assert "repriced" in changes and "+10.0%" in changes and "2026-11-30" in changes
+        assert "repriced" in changes and "+10.0%" in changes and DAY in changes
     finally:
         shutil.rmtree(new)
         write_checksums(good_build / "sources")
@@ -155,8 +155,7 @@ def test_untrusted_text_is_escaped_on_the_site(good_build):
     """An offering name with HTML in a price file shows as text, never as markup."""
     from pipeline.run import price_selection
 
-    folder = good_build / "sources" / "prices" / "lambda" / "2026-12-01"
-    shutil.copytree(good_build / "sources" / "prices" / "lambda" / "2026-09-20", folder)
+    folder = add_price_snapshot(good_build / "sources", day=DAY, change=1.0)
     try:
         lines = (folder / "prices.csv").read_text(encoding="utf-8").splitlines()
         cells = lines[1].split(",")
@@ -176,3 +175,143 @@ def test_untrusted_text_is_escaped_on_the_site(good_build):
         shutil.rmtree(folder)
         write_checksums(good_build / "sources")
         assert materialize(price_selection(), incremental=True).ok
+
+
+# ------------------------------------------------------------------ faults made the way a user makes them
+LAMBDA = Path("prices/lambda/2026-09-20")
+SIDECAR = str(LAMBDA / "prices.source.yml")
+
+
+def _bytes(rel: str, fn):
+    def change(src: Path):
+        path = src / rel
+        path.write_bytes(fn(path.read_bytes()))
+    return change
+
+
+def _lines(rel: str, fn):
+    return _bytes(rel, lambda data: ("\n".join(fn(data.decode("utf-8").splitlines())) + "\n").encode("utf-8"))
+
+
+def _yaml_key(key: str, value: str):
+    return _lines(SIDECAR, lambda ls: [f"{key}: {value}" if ln.startswith(f"{key}:") else ln for ln in ls])
+
+
+def _cut_inside_quote(data: bytes) -> bytes:
+    return data[: data.index(b'"page prints', 800) + 20]  # a download cut off inside a quoted note
+
+
+def _symlink_outside(src: Path):
+    outside = src.parent / "elsewhere" / "2026-10-01"
+    outside.mkdir(parents=True)
+    shutil.copytree(src / LAMBDA, outside, dirs_exist_ok=True)
+    (src / "prices" / "linked").symlink_to(outside.parent, target_is_directory=True)
+
+
+def _snapshot_on(day: str):
+    return lambda src: add_price_snapshot(src, day=day, change=1.0)
+
+
+PAPERSPACE = "prices/paperspace/2026-11-22/prices.csv"
+
+
+def _price(rel: str, line: int, old: str, new: str):
+    def fn(lines):
+        assert f",{old}," in lines[line - 1]
+        lines[line - 1] = lines[line - 1].replace(f",{old},", f",{new},", 1)
+        return lines
+    return _lines(rel, fn)
+
+
+FAULTS = [
+    ("price per month", _price(PAPERSPACE, 11, "0.76", "554.8"), True,
+     [PAPERSPACE, "row 11", "column 'usd_per_hour'", "(value: '554.8')", "$554.80 per GPU-hour",
+      "outside $0.02 to $10.00 per GPU-hour for a workstation GPU", "price_exceptions"]),
+    ("price in cents", _price(PAPERSPACE, 8, "1.10", "110"), True,
+     [PAPERSPACE, "row 8", "column 'usd_per_hour'", "(value: '110')", "for a workstation GPU", "price_exceptions"]),
+    ("a whole instance read as one GPU", _price(PRICES, 3, "3.99", "31.92"), True,
+     [PRICES, "row 3", "column 'usd_per_hour'", "(value: '31.92')", "x the median", "(on-demand, list) at",
+      "other provider(s)", "price_exceptions"]),
+    ("unterminated quote", _bytes(PRICES, _cut_inside_quote), True,
+     [PRICES, "row 5", "a quoted field is never closed"]),
+    ("ragged row", _lines(PRICES, lambda ls: ls[:3] + [ls[3] + ",extra"] + ls[4:]), True,
+     [PRICES, "row 4", "row has 10 fields, the header 9"]),
+    ("duplicated column name", _lines(PRICES, lambda ls: [ls[0].replace("gpu_memory_gb", "gpu_name")] + ls[1:]), True,
+     [PRICES, "row 1", "column 'gpu_name'", "appears more than once"]),
+    ("empty column name", _lines(PRICES, lambda ls: [ln + "," for ln in ls]), True,
+     [PRICES, "row 1", "column 10 of the header has no name"]),
+    ("NUL bytes", _bytes(PRICES, lambda d: d.replace(b"NVIDIA H100 SXM,", b"NVIDIA H100\x00 SXM,", 1)), True,
+     [PRICES, "row 3", "NUL byte"]),
+    ("Latin-1 byte in a figures file", _bytes(FIGURES, lambda d: d[:200] + b"\xe9" + d[200:]), True,
+     [FIGURES, "not valid UTF-8: byte 0xe9"]),
+    ("Latin-1 byte in a sidecar", _bytes(SIDECAR, lambda d: d.replace(b"Lambda", b"Lambd\xe0", 1)), False,
+     [SIDECAR, "row 1", "not valid UTF-8: byte 0xe0"]),
+    ("random bytes as prices.csv", _bytes(PRICES, lambda d: bytes(random.Random(5).randrange(256) for _ in range(6000))),
+     True, [PRICES, "not valid UTF-8"]),
+    ("header-only snapshot", _lines(PRICES, lambda ls: ls[:1]), True,
+     [PRICES, "no offer", "withdrawn_all: true"]),
+    ("snapshot dated after the build date", _snapshot_on("2027-12-28"), True,
+     ["prices/lambda/2027-12-28/prices.csv", "snapshot folder dated after the build date"]),
+    ("accessed_on two years before the folder's date", _yaml_key("accessed_on", "2024-09-20"), True,
+     [SIDECAR, "accessed_on", "days before the snapshot folder's date 2026-09-20"]),
+    ("javascript: URL", _yaml_key("url", '"javascript:alert(1)"'), True,
+     [SIDECAR, "column 'url'", "must start with https:// or http:// or seed:"]),
+    ("folder symlinked from outside sources/", _symlink_outside, True,
+     ["prices/linked/2026-10-01/prices.csv", "a symlink that leaves sources/"]),
+]
+
+
+@pytest.fixture
+def restore(good_build, tmp_path):
+    """The sources as they were, put back after the case."""
+    src = good_build / "sources"
+    keep = tmp_path / "pristine"
+    shutil.copytree(src, keep, symlinks=True)
+    yield src
+    shutil.rmtree(src)
+    shutil.copytree(keep, src, symlinks=True)
+
+
+def everything(base: Path) -> dict[str, str]:
+    """Digest of the database and of every site and generated page file."""
+    files = [base / "data" / "atlas.duckdb", *(p for p in (base / "build").rglob("*") if p.is_file()
+                                                   and ".lock" not in p.name and ".cache" not in p.parts)]
+    return {str(p.relative_to(base)): digest(p) for p in files}
+
+
+@pytest.mark.parametrize("label,change,fix_checksum,expected", FAULTS, ids=[c[0] for c in FAULTS])
+def test_fault_stops_the_build_and_keeps_the_last(good_build, restore, label, change, fix_checksum, expected):
+    before = everything(good_build)
+    change(restore)
+    if fix_checksum:
+        write_checksums(restore)
+    outcome = materialize()
+    assert not outcome.ok, label
+    message = "\n".join(outcome.errors)
+    for part in expected:
+        assert part in message, f"{label}: {part!r} not in:\n{message}"
+    assert "UnicodeDecodeError" not in message and "InvalidIndexError" not in message
+    assert everything(good_build) == before, "the last good database, pages and site must stay untouched"
+
+
+def test_a_declared_withdrawal_empties_the_provider(good_build, restore):
+    """A header-only snapshot whose sidecar says `withdrawn_all: true`: the provider has no current offer."""
+    import duckdb
+
+    new = add_price_snapshot(restore, day=DAY, change=1.0)
+    lines = (new / "prices.csv").read_text(encoding="utf-8").splitlines()
+    (new / "prices.csv").write_text(lines[0] + "\n", encoding="utf-8")
+    side = new / "prices.source.yml"
+    side.write_text(side.read_text(encoding="utf-8") + "withdrawn_all: true\n", encoding="utf-8")
+    write_checksums(restore)
+    outcome = materialize()
+    assert outcome.ok, outcome.errors
+    with duckdb.connect(str(good_build / "data" / "atlas.duckdb"), read_only=True) as con:
+        current = con.execute("select count(*) from price_offers where provider = 'lambda'").fetchone()[0]
+        history = con.execute("select count(*) from price_history where provider = 'lambda'").fetchone()[0]
+    assert current == 0 and history > 0
+    # a withdrawal that still lists offers contradicts itself
+    (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_checksums(restore)
+    refused = materialize()
+    assert not refused.ok and "withdrawn_all" in "\n".join(refused.errors)

@@ -37,3 +37,25 @@ def test_long_source_titles_are_shortened_with_the_whole_title_as_tooltip():
     assert url_link("short", "https://example.com/", limit=40) == (
         '<a href="https://example.com/" rel="nofollow noopener">short</a>')
     assert url_link(title, None, limit=20).startswith("<span title=")
+
+
+def test_script_json_cannot_close_its_element():
+    import json
+
+    from pipeline.render.markdown import script_json
+
+    value = {"name": "</script><svg onload=alert(1)><!-- & </SCRIPT"}
+    text = script_json(value)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == value
+
+
+def test_page_title_is_escaped_text_whatever_its_origin():
+    from types import SimpleNamespace
+
+    from pipeline.render.site import page_title
+
+    heading = SimpleNamespace(meta={}, title="&lt;/title&gt;&lt;svg onload=alert(1)&gt; <code>H100</code>")
+    assert page_title(heading) == "&lt;/title&gt;&lt;svg onload=alert(1)&gt; H100"
+    front_matter = SimpleNamespace(meta={"title": "A <b> & B"}, title="A <b> & B")
+    assert page_title(front_matter) == "A &lt;b&gt; &amp; B"

@@ -104,9 +104,11 @@ def test_consecutive_incremental_builds_in_one_process_keep_the_index_exact(tmp_
     assert "Another site" not in " ".join(texts.values())
 
 
-def test_build_inputs_leave_out_prices_and_aliases_only(tmp_path):
+def test_build_inputs_cover_every_source_and_a_refresh_ignores_prices_and_aliases(tmp_path):
+    import json
+
     from pipeline.config import paths_overridden
-    from pipeline.run import build_inputs
+    from pipeline.run import _inputs_file, _refresh_blocker, build_inputs
 
     src = tmp_path / "sources"
     for rel in ("specs/a/gpus.csv", "prices/acme/2026-01-01/prices.csv", "aliases/acme.csv", "models/m.csv"):
@@ -114,9 +116,19 @@ def test_build_inputs_leave_out_prices_and_aliases_only(tmp_path):
         (src / rel).write_text(rel, encoding="utf-8")
     with paths_overridden(tmp_path / "db.duckdb", tmp_path / "build", src) as p:
         first = build_inputs(p)
-        assert {"sources/specs/a/gpus.csv", "sources/models/m.csv", "mkdocs.yml", "pipeline/run.py"} <= first.keys()
-        assert not [k for k in first if k.startswith(("sources/prices", "sources/aliases"))]
+        assert {"sources/specs/a/gpus.csv", "sources/models/m.csv", "sources/prices/acme/2026-01-01/prices.csv",
+                "sources/aliases/acme.csv", "mkdocs.yml", "pipeline/run.py"} <= first.keys()
+        # a last build to start from, with its record
+        p.database.write_bytes(b"db")
+        p.docs.mkdir(parents=True)
+        p.site.mkdir(parents=True)
+        _inputs_file(p).write_text(json.dumps(first), encoding="utf-8")
         (src / "prices/acme/2026-01-01/prices.csv").write_text("changed", encoding="utf-8")
-        assert build_inputs(p) == first
+        (src / "prices/acme/2026-02-01").mkdir()
+        (src / "prices/acme/2026-02-01/prices.csv").write_text("new", encoding="utf-8")
+        now = build_inputs(p)
+        assert now["sources/prices/acme/2026-01-01/prices.csv"] != first["sources/prices/acme/2026-01-01/prices.csv"]
+        assert "sources/prices/acme/2026-02-01/prices.csv" in now
+        assert _refresh_blocker(p, now) == ""  # a price refresh reads prices itself
         (src / "specs/a/gpus.csv").write_text("changed", encoding="utf-8")
-        assert build_inputs(p)["sources/specs/a/gpus.csv"] != first["sources/specs/a/gpus.csv"]
+        assert "sources/specs/a/gpus.csv" in _refresh_blocker(p, build_inputs(p))

@@ -1,0 +1,164 @@
+"""Script injection: a payload in every free-text field of every kind of source file and sidecar, built,
+then every page of the site opened in headless Chromium. Nothing may run: no dialog, no flag set."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import http.server
+import io
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.sources import KINDS, discover, sidecar_path, write_checksums
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
+
+# free-text columns per kind (slug and enumerated columns are refused by the schemas when they hold markup)
+FREE_TEXT = {
+    "gpus": ["name", "architecture"],
+    "spec_figures": ["note"],
+    "claims": ["table_ref", "row_label", "quote"],
+    "model_claims": ["table_ref", "row_label", "recommended_gpu", "quote"],
+    "prices": ["offering", "gpu_name", "region", "note"],
+    "aliases": ["gpu_name", "evidence"],
+    "models": ["name", "family", "developer"],
+}
+SIDECAR_TEXT = ["title", "publisher", "licence"]
+DOCUMENT_TEXT = ["title", "publisher"]
+
+
+def payload(marker: str) -> str:
+    """Breaks out of a title, an attribute, a table cell, a textarea and a script element, in turn."""
+    return (f"x-{marker}\"'></title></textarea></script><svg onload=alert('{marker}')>"
+            f"<img src=x onerror=alert('{marker}')><script>window.__xss='{marker}'</script>")
+
+
+def inject(root: Path) -> list[str]:
+    """Put a payload into the first data row of every file of every kind and into every sidecar. Returns the markers."""
+    markers = []
+    for kind in KINDS.values():
+        for n, path in enumerate(discover(root, kind)):
+            rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+            header = rows[0]
+            for column in FREE_TEXT[kind.name]:
+                if len(rows) > 1:
+                    marker = f"{kind.name}-{column}-{n}"
+                    rows[1][header.index(column)] = payload(marker)
+                    markers.append(marker)
+            buf = io.StringIO()
+            csv.writer(buf, lineterminator="\n").writerows(rows)
+            path.write_text(buf.getvalue(), encoding="utf-8")
+            side = sidecar_path(path)
+            meta = yaml.safe_load(side.read_text(encoding="utf-8"))
+            for key in SIDECAR_TEXT:
+                meta[key] = payload(marker := f"{kind.name}-sidecar-{key}-{n}")
+                markers.append(marker)
+            for i, doc in enumerate(meta.get("documents") or []):
+                for key in DOCUMENT_TEXT:
+                    doc[key] = payload(marker := f"{kind.name}-document-{key}-{n}-{i}")
+                    markers.append(marker)
+            side.write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    write_checksums(root)
+    return markers
+
+
+@pytest.fixture(scope="module")
+def poisoned_site(tmp_path_factory):
+    from pipeline.config import paths_overridden
+    from pipeline.run import materialize
+
+    base = tmp_path_factory.mktemp("poisoned")
+    shutil.copytree(ROOT / "sources", base / "sources")
+    markers = inject(base / "sources")
+    with paths_overridden(base / "data" / "atlas.duckdb", base / "build", sources=base / "sources"):
+        outcome = materialize()
+        assert outcome.ok, "\n".join(outcome.errors)
+        yield {"site": base / "build" / "site", "markers": markers}
+
+
+@pytest.fixture(scope="module")
+def server(poisoned_site):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(poisoned_site["site"]))
+    handler.log_message = lambda *a, **k: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is not installed: run `make browser` (Debian's chromium package)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def _pages(site: Path) -> list[str]:
+    rels = (p.parent.relative_to(site).as_posix() for p in site.rglob("index.html"))
+    return sorted("" if rel == "." else rel + "/" for rel in rels)
+
+
+def test_payloads_reach_the_site_as_text(poisoned_site):
+    """The payloads are on the pages (so the browser test below exercises them), always as inert text."""
+    site = poisoned_site["site"]
+    html = {p: p.read_text(encoding="utf-8") for p in site.rglob("*.html")}
+    shown = {m for m in poisoned_site["markers"] if any(f"x-{m}" in text for text in html.values())}
+    # every kind of source has text on the site, and every page title was reached through a GPU name
+    for kind in FREE_TEXT:
+        assert any(m.startswith(kind + "-") for m in shown), f"no {kind} payload reached the site"
+    assert any(m.startswith("gpus-name-") for m in shown)
+    for path, text in html.items():
+        for m in shown:
+            assert f"<svg onload=alert('{m}')>" not in text, f"{path}: live markup for {m}"
+            assert f"<script>window.__xss='{m}'" not in text, f"{path}: live script for {m}"
+        title = re.search(r"<title>(.*?)</title>", text, flags=re.S)
+        assert title is None or "<" not in title.group(1), f"{path}: markup in <title>"
+
+
+def test_no_payload_runs_in_chromium(poisoned_site, server, browser):
+    pages = _pages(poisoned_site["site"])
+    assert len(pages) > 60
+    fired: list[str] = []
+    context = browser.new_context()
+    for path in pages:
+        page = context.new_page()
+        page.on("dialog", lambda d: (fired.append(f"{path}: {d.message}"), d.dismiss()))
+        response = page.goto(server + path, wait_until="load")
+        assert response.status == 200, path
+        if page.locator("script.atlas-spec").count():
+            page.wait_for_function("() => document.querySelectorAll('.atlas-chart[data-rendered=true], "
+                                   ".atlas-chart[data-error]').length >= document.querySelectorAll('script.atlas-spec').length",
+                                   timeout=30_000)
+        flag = page.evaluate("() => window.__xss || null")
+        if flag:
+            fired.append(f"{path}: window.__xss = {flag}")
+        page.close()
+    # the search results list the payload text (titles and text as HTML from the index)
+    page = context.new_page()
+    page.on("dialog", lambda d: (fired.append(f"search: {d.message}"), d.dismiss()))
+    page.goto(server, wait_until="load")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    page.locator("input.md-search__input").fill("onload")
+    page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    page.wait_for_timeout(500)
+    assert page.locator(".md-search-result__item").count() > 0
+    if flag := page.evaluate("() => window.__xss || null"):
+        fired.append(f"search: window.__xss = {flag}")
+    context.close()
+    assert fired == []
