@@ -191,9 +191,10 @@ def conflicts_page(con) -> str:
                         where claim_id like 'fig:%' group by all order by n desc, classification""")
     out = ["# Sources and conflicts", "",
            "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
-           "datasheet value by rule (first match wins): **agrees** (within 2.5%); **sparse figure** (2 × dense); "
-           "**other rate** (vector or FP16-accumulate rate); **another precision**; **another variant** of the same "
-           "family; **another GPU**'s figure; **no datasheet figure** to compare; otherwise **unexplained**.", "",
+           "value by a rule that links the two figures (first match wins): **agrees** (within 2.5%); **sparse figure** "
+           "(2 × dense); **other rate** (vector vs tensor, FP16 accumulate, base vs boost clock); **another precision** "
+           "of the same GPU; **another variant** of the same family; **no datasheet figure** to compare; otherwise "
+           "**unexplained**. A figure that merely equals an unrelated GPU's explains nothing and stays unexplained.", "",
            table(["Class", "Article claims"], [[esc(k), str(v)] for k, v in summary.items()]), "",
            "Datasheet and dataset figures are classified the same way: "
            + ", ".join(f"{esc(r.classification)} {r.n}" for r in vendor.itertuples()) + ".", "",

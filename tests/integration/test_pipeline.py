@@ -60,6 +60,28 @@ def test_every_seed_claim_is_classified(db):
     assert row[0] == "another variant" and "NVL" in row[1]
 
 
+@pytest.mark.parametrize("gpu_id, precision, value", [
+    ("nvidia-rtx-a6000-pcie-48gb", "fp64", 1.21),   # equals B300's 1.2 by coincidence
+    ("nvidia-rtx-a4000-pcie-16gb", "fp64", 0.599),  # equals the RTX A6000's 0.605 by coincidence
+    ("nvidia-h100-sxm-80gb", "fp16", 248.3),        # equals the A10's 250 sparse by coincidence
+])
+def test_a_coincidence_with_an_unrelated_gpu_explains_nothing(db, gpu_id, precision, value):
+    rows = db.execute("""select classification, explanation from spec_claims
+                         where gpu_id = ? and metric = 'compute' and precision = ? and abs(value - ?) < 1e-9""",
+                      [gpu_id, precision, value]).fetchall()
+    assert rows
+    for classification, explanation in rows:
+        assert classification == "unexplained", (classification, explanation)
+        assert "B300" not in explanation and "A10 " not in explanation and "A6000" not in explanation
+
+
+def test_explanations_name_only_the_same_gpu_or_its_family(db):
+    bad = db.execute("""select count(*) from spec_claims where classification not in
+                        ('canonical', 'agrees', 'sparse figure', 'other rate', 'another precision',
+                         'another variant', 'no datasheet figure', 'unexplained')""").fetchone()[0]
+    assert bad == 0
+
+
 def test_sparse_claim_is_explained_not_an_error(db):
     row = db.execute("""select classification from spec_claims where claim_id like 'claim:%'
                         and gpu_id = 'nvidia-h100-sxm-80gb' and metric = 'compute' and precision = 'fp16'
