@@ -64,7 +64,7 @@ COLUMN_DOCS = {
     "value": "the figure as printed, per GPU",
     "value_text": "text value (memory type, architecture)",
     "unit": "unit of the value",
-    "source_kind": "vendor_datasheet, vendor_datasheet_copy, curated_dataset, article, ...",
+    "source_kind": "vendor_document, vendor_reprint, curated_dataset, reseller, blog_or_wiki, article (best first)",
     "is_canonical": "this figure is the one `gpus` uses",
     "canonical": "the canonical value (or text) it is compared with",
     "canonical_value": "the canonical numeric value it is compared with",

@@ -1,5 +1,6 @@
 -- One canonical value per (GPU, metric, precision), chosen by rule:
--- vendor datasheet over a copy over a curated dataset; dense over sparse/2; FP32 accumulate over
+-- the best source kind (vendor document > vendor reprint > curated dataset > reseller > blog or wiki
+-- > article); dense over sparse/2; FP32 accumulate over
 -- unstated; tensor rates except FP32 and FP64, which are the plain vector rates.
 with candidates as (
     select

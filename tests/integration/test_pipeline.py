@@ -194,3 +194,19 @@ def test_fit_command_breakdown_sums(built_site):
     assert by_gpu["nvidia-h200-sxm-141gb"]["fits_one_gpu"]
     bad = CliRunner().invoke(app, ["fit", "--model", "no-such-model"], env=env)
     assert bad.exit_code == 2 and "unknown model" in bad.output
+
+
+def test_every_spec_source_kind_says_what_the_document_is(db):
+    kinds = {k for (k,) in db.execute("select distinct source_kind from core_canonical").fetchall()}
+    assert kinds <= {"vendor_document", "vendor_reprint", "curated_dataset", "reseller", "blog_or_wiki", "article"}
+    # a vendor document is read at the vendor's own address; anything hosted elsewhere is a reprint or worse
+    hosts = db.execute("""select distinct s.source_id, regexp_extract(s.url, '^https?://([^/]+)', 1)
+                          from core_spec_figures as f join core_sources as s using (source_id)
+                          where s.kind = 'vendor_document'""").fetchall()
+    assert hosts
+    vendor_domains = ("nvidia.com", "amd.com", "intel.com", "habana.ai")
+    assert [h for h in hosts if not h[1].endswith(vendor_domains)] == []
+    # no third-party host is passed off as the vendor
+    wrong = db.execute("""select source_id from core_sources where kind = 'vendor_document'
+                          and regexp_matches(url, 'manuals\\.plus|github\\.com|techpowerup|wiki|blog\\.|spheron|mullet|ecer\\.com')""").fetchall()
+    assert wrong == []
