@@ -5,7 +5,7 @@
 -- another variant of the family; unexplained. An equal figure of an unrelated GPU is a coincidence,
 -- never an explanation.
 with canonical_numbers as (
-    select gpu_id, metric, precision, value from core_canonical where metric <> 'release_year'
+    select gpu_id, metric, precision, value from core_canonical where metric not in ('release_year', 'memory_size')
     union all
     select gpu_id, 'memory_size', null, memory_gb from core_gpus
     union all
@@ -127,8 +127,13 @@ own_canonical as (
     select
         c.claim_id,
         n.value as canonical_value,
-        t.value_text as canonical_text
+        t.value_text as canonical_text,
+        k.source_kind as canonical_kind,
+        k.source_id as canonical_source_id,
+        k.canonical_reason
     from claims_with_family as c
+    left join core_canonical as k
+        on k.gpu_id = c.gpu_id and k.metric = c.metric and k.precision is not distinct from c.precision
     left join canonical_numbers as n
         on n.gpu_id = c.gpu_id and n.metric = c.metric and n.precision is not distinct from c.precision
     left join canonical_texts as t
@@ -140,6 +145,9 @@ classified as (
         c.*,
         o.canonical_value,
         o.canonical_text,
+        o.canonical_kind,
+        o.canonical_source_id,
+        o.canonical_reason,
         coalesce(bn.match_rank, bt.match_rank) as match_rank,
         coalesce(bn.ref_name, bt.ref_name) as ref_name,
         bn.ref_precision,
@@ -176,9 +184,13 @@ select
         when match_rank = 4 then 'another precision'
         when match_rank = 5 then 'another variant'
         when canonical_value is null and canonical_text is null then 'no datasheet figure'
+        -- two vendor documents print different figures: both are kept, the canonical one says why
+        when source_kind in ('vendor_document', 'vendor_reprint')
+            and canonical_kind in ('vendor_document', 'vendor_reprint') then 'vendor documents disagree'
         else 'unexplained'
     end as classification,
     case
+        when is_canonical and canonical_reason is not null then 'canonical figure (' || source_kind || '): ' || canonical_reason
         when is_canonical then 'canonical figure (' || source_kind || ')'
         when match_rank = 1 then 'matches the canonical figure'
         when match_rank = 2 then printf('sparse figure: 2 x the dense %.4g', ref_value / 2)
@@ -187,6 +199,11 @@ select
         when match_rank = 5 and ref_value is not null then printf('figure of another variant: %s (%.4g%s)', ref_name, ref_value, case when ref_label = 'sparse' then ', sparse' else '' end)
         when match_rank = 5 then printf('figure of another variant: %s', ref_name)
         when canonical_value is null and canonical_text is null then 'no canonical figure to compare with'
+        when source_kind in ('vendor_document', 'vendor_reprint')
+            and canonical_kind in ('vendor_document', 'vendor_reprint') and value is not null
+            then printf('vendor documents disagree: this one prints %.4g, the canonical %.4g comes from %s (%s); %s',
+                value, canonical_value, canonical_source_id, canonical_kind,
+                coalesce(canonical_reason, 'the better-ranked source kind wins'))
         when canonical_value is not null and value is not null then printf('unexplained: the canonical figure is %.4g; the claim differs by %+.0f%% and no rule links the two', canonical_value, 100 * (value / canonical_value - 1))
         else printf('unexplained: the canonical figure is %s', canonical_text)
     end as explanation,
