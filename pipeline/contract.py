@@ -69,7 +69,7 @@ COLUMN_DOCS = {
     "canonical": "the canonical value (or text) it is compared with",
     "canonical_value": "the canonical numeric value it is compared with",
     "agrees_with_canonical": "within 2.5% of the canonical value",
-    "classification": "agrees, sparse figure, other rate, another precision, another variant, no datasheet figure, vendor documents disagree, unexplained",
+    "classification": "agrees, sparse figure, other rate, another precision, another variant, no datasheet figure, documents disagree, unexplained",
     "explanation": "why the figure differs, in words",
     "row_label": "the GPU as the article names it",
     "quote": "the cell exactly as printed",

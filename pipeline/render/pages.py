@@ -193,7 +193,7 @@ def conflicts_page(con) -> str:
            "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
            "value by a rule that links the two figures (first match wins): **agrees** (within 2.5%); **sparse figure** "
            "(2 × dense); **other rate** (vector vs tensor, FP16 accumulate, base vs boost clock); **another precision** "
-           "of the same GPU; **another variant** of the same family; **no datasheet figure** to compare; **vendor documents disagree** (both kept, the canonical one says why); otherwise "
+           "of the same GPU; **another variant** of the same family; **no datasheet figure** to compare; **documents disagree** (both kept, the canonical one says why); otherwise "
            "**unexplained**. A figure that merely equals an unrelated GPU's explains nothing and stays unexplained.", "",
            table(["Class", "Article claims"], [[esc(k), str(v)] for k, v in summary.items()]), "",
            "Datasheet and dataset figures are classified the same way: "

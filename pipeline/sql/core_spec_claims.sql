@@ -184,9 +184,11 @@ select
         when match_rank = 4 then 'another precision'
         when match_rank = 5 then 'another variant'
         when canonical_value is null and canonical_text is null then 'no datasheet figure'
-        -- two vendor documents print different figures: both are kept, the canonical one says why
-        when source_kind in ('vendor_document', 'vendor_reprint')
-            and canonical_kind in ('vendor_document', 'vendor_reprint') then 'vendor documents disagree'
+        -- two spec documents print different figures (both vendor documents, or the canonical one states
+        -- why it was chosen): both are kept, the canonical one says why
+        when claim_id like 'fig:%' and ((source_kind in ('vendor_document', 'vendor_reprint')
+            and canonical_kind in ('vendor_document', 'vendor_reprint')) or canonical_reason is not null)
+            then 'documents disagree'
         else 'unexplained'
     end as classification,
     case
@@ -199,9 +201,9 @@ select
         when match_rank = 5 and ref_value is not null then printf('figure of another variant: %s (%.4g%s)', ref_name, ref_value, case when ref_label = 'sparse' then ', sparse' else '' end)
         when match_rank = 5 then printf('figure of another variant: %s', ref_name)
         when canonical_value is null and canonical_text is null then 'no canonical figure to compare with'
-        when source_kind in ('vendor_document', 'vendor_reprint')
-            and canonical_kind in ('vendor_document', 'vendor_reprint') and value is not null
-            then printf('vendor documents disagree: this one prints %.4g, the canonical %.4g comes from %s (%s); %s',
+        when claim_id like 'fig:%' and value is not null and ((source_kind in ('vendor_document', 'vendor_reprint')
+            and canonical_kind in ('vendor_document', 'vendor_reprint')) or canonical_reason is not null)
+            then printf('documents disagree: this one prints %.4g, the canonical %.4g comes from %s (%s); %s',
                 value, canonical_value, canonical_source_id, canonical_kind,
                 coalesce(canonical_reason, 'the better-ranked source kind wins'))
         when canonical_value is not null and value is not null then printf('unexplained: the canonical figure is %.4g; the claim differs by %+.0f%% and no rule links the two', canonical_value, 100 * (value / canonical_value - 1))
