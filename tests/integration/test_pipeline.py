@@ -276,3 +276,11 @@ def test_coverage_counts_fp8_and_fp4_where_the_architecture_has_them(db):
             assert "fp8_tflops" in rows[gpu_id], gpu_id
         if arch in ("Ampere", "Volta", "Turing", "CDNA 2"):
             assert "fp8_tflops" not in rows[gpu_id] and "fp4_tflops" not in rows[gpu_id], gpu_id
+
+
+def test_seed_claims_cite_the_article_not_a_local_path(db):
+    rows = db.execute("""select distinct s.source_id, s.url, s.publisher from spec_claims as c
+                         join sources as s using (source_id) where c.claim_id like 'claim:%'""").fetchall()
+    assert len(rows) >= 5
+    assert [r for r in rows if not r[1].startswith("https://")] == []
+    assert [r for r in rows if "unknown" in r[2]] == []
