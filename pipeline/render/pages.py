@@ -232,7 +232,7 @@ def sources_page(con) -> str:
                       "a **vendor reprint** (a faithful copy of a vendor document or table hosted by someone else, named "
                       "in its publisher), a **curated dataset** (Epoch AI, TechPowerUp and other GPU databases), a "
                       "**reseller** page, a **blog or wiki**, or a press **article**. Where several give the same figure, "
-                      f"the canonical one comes from the best kind in that order. The {total} canonical figures come from:", "",
+                      f"the canonical one comes from the best kind in that order, unless a figure's note states why another document is canonical (where documents disagree). The {total} canonical figures come from:", "",
                       by_kind, "",
                       table(["Kind", "Publisher", "Document", "Accessed", "Published", "Snapshot file in sources/"], rows, sortable=True)]) + "\n"
 
