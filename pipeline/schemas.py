@@ -21,6 +21,8 @@ TIERS = ["on-demand", "spot", "reserved", "promotional"]
 FIGURE_UNITS = {
     "memory_bandwidth": "gbs",
     "tdp": "w",
+    "module_power": "w",  # power of a whole module (CPU + GPU + memory), never the GPU's TDP
+    "memory_size": "gb",  # memory as a figure, where vendor documents disagree with the identity row
     "interconnect_bandwidth": "gbs",
     "launch_price": "usd",
     "release_year": "year",
@@ -29,6 +31,8 @@ FIGURE_UNITS = {
 RANGES = {
     "memory_bandwidth": (50, 20_000),  # GB/s
     "tdp": (20, 2_500),  # W
+    "module_power": (20, 5_000),  # W
+    "memory_size": (2, 1_024),  # GB
     "interconnect_bandwidth": (10, 5_000),  # GB/s
     "launch_price": (50, 100_000),  # USD
     "release_year": (2010, 2030),
@@ -148,7 +152,7 @@ def gpus_schema() -> pa.DataFrameSchema:
             "vendor": _col(str, pa.Check.isin(["nvidia", "amd", "intel"])),
             "family": _col(str, pa.Check.str_matches(SLUG)),
             "name": _col(str),
-            "form_factor": _col(str, pa.Check.isin(["sxm", "pcie", "nvl", "oam"])),
+            "form_factor": _col(str, pa.Check.isin(["sxm", "pcie", "nvl", "oam", "socket"])),
             "segment": _col(str, pa.Check.isin(["datacenter", "workstation", "consumer"])),
             "architecture": _col(object, nullable=True),
             "release_year": _col("Int64", pa.Check.in_range(2010, 2030), nullable=True),

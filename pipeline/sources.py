@@ -19,11 +19,19 @@ import yaml
 
 from .errors import Problem, SourceError
 
+# What a document is. Spec kinds, best first (the order ranks figures, see SPEC_KIND_RANK):
+# the vendor's own page or PDF; a faithful reprint of a vendor document or table hosted by someone
+# else; a curated dataset or GPU database; a reseller's page; a blog or wiki; a press article.
+SPEC_KIND_RANK = {
+    "vendor_document": 1,
+    "vendor_reprint": 2,
+    "curated_dataset": 3,
+    "reseller": 4,
+    "blog_or_wiki": 5,
+    "article": 6,
+}
 SIDECAR_KINDS = {
-    "vendor_datasheet",
-    "vendor_datasheet_copy",
-    "curated_dataset",
-    "article",
+    *SPEC_KIND_RANK,
     "cloud_price_list",
     "model_card",
     "price_api",

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write_source(root: Path, rel: str, header: list[str], rows: list[list], kind: str = "vendor_datasheet",
+def write_source(root: Path, rel: str, header: list[str], rows: list[list], kind: str = "vendor_document",
                  documents: list[str] = ("doc-a",), **meta) -> Path:
     """Write a CSV and its provenance sidecar (with a correct checksum) under root."""
     path = root / rel

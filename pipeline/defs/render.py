@@ -74,7 +74,7 @@ pages_specs = page_asset(
     "pages_specs", ["core_gpus", "core_spec_claims", "core_sources", "core_models", "out_model_claims"], pages.spec_pages,
     "GPU spec table and charts, sources, conflicts and model pages.")
 pages_sources = page_asset(
-    "pages_sources", ["core_sources"], pages.source_pages,
+    "pages_sources", ["core_sources", "core_canonical"], pages.source_pages,
     "The source list: every snapshot file and every document its sidecar cites.")
 pages_estimates = page_asset(
     "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters", "out_measurement_bounds",

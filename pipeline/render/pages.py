@@ -31,8 +31,8 @@ SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title i
 
 
 WIDE = "---\nhide:\n  - toc\n---\n"  # front matter: a page that is one wide table gives the table of contents' width to it
-KIND_LABELS = {"vendor_datasheet": "vendor", "vendor_datasheet_copy": "vendor (copy)", "curated_dataset": "curated",
-               "article": "article", "cloud_price_list": "price list", "price_api": "price API",
+KIND_LABELS = {"vendor_document": "vendor document", "vendor_reprint": "vendor reprint", "curated_dataset": "curated dataset",
+               "reseller": "reseller", "blog_or_wiki": "blog or wiki", "article": "article", "cloud_price_list": "price list", "price_api": "price API",
                "model_card": "model card", "curated_mapping": "mapping"}
 UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
 
@@ -191,9 +191,10 @@ def conflicts_page(con) -> str:
                         where claim_id like 'fig:%' group by all order by n desc, classification""")
     out = ["# Sources and conflicts", "",
            "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
-           "datasheet value by rule (first match wins): **agrees** (within 2.5%); **sparse figure** (2 × dense); "
-           "**other rate** (vector or FP16-accumulate rate); **another precision**; **another variant** of the same "
-           "family; **another GPU**'s figure; **no datasheet figure** to compare; otherwise **unexplained**.", "",
+           "value by a rule that links the two figures (first match wins): **agrees** (within 2.5%); **sparse figure** "
+           "(2 × dense); **other rate** (vector vs tensor, FP16 accumulate, base vs boost clock); **another precision** "
+           "of the same GPU; **another variant** of the same family; **no datasheet figure** to compare; **documents disagree** (both kept, the canonical one says why); otherwise "
+           "**unexplained**. A figure that merely equals an unrelated GPU's explains nothing and stays unexplained.", "",
            table(["Class", "Article claims"], [[esc(k), str(v)] for k, v in summary.items()]), "",
            "Datasheet and dataset figures are classified the same way: "
            + ", ".join(f"{esc(r.classification)} {r.n}" for r in vendor.itertuples()) + ".", "",
@@ -217,9 +218,22 @@ def sources_page(con) -> str:
     src = df(con, "select * from core_sources order by kind, publisher, title, source_id")
     rows = [[esc(KIND_LABELS.get(s.kind, s.kind)), url_link(s.publisher, None, 40), url_link(s.title, s.url, 100),
              esc(s.accessed_on), esc(s.published_on), esc(str(s.file).removeprefix("sources/")).replace("/", "/<wbr>")] for s in src.itertuples()]
+    kinds = df(con, """select source_kind, count(*) as n from core_canonical group by all
+                       order by min(case source_kind when 'vendor_document' then 1 when 'vendor_reprint' then 2
+                                when 'curated_dataset' then 3 when 'reseller' then 4 when 'blog_or_wiki' then 5 else 6 end)""")
+    total = int(kinds.n.sum())
+    by_kind = table(["Kind of source", "Canonical figures", "Share"],
+                    [[esc(KIND_LABELS.get(k.source_kind, k.source_kind)), str(k.n), f"{100 * k.n / total:.0f}%"]
+                     for k in kinds.itertuples()])
     return "\n".join([WIDE, "# Sources", "",
                       f"{len(src)} sources: every snapshot file under `sources/` and every document its provenance "
                       "sidecar cites. Each value on this site links to one of them.", "",
+                      "A source's kind says what the document is: a **vendor document** (the vendor's own page or PDF), "
+                      "a **vendor reprint** (a faithful copy of a vendor document or table hosted by someone else, named "
+                      "in its publisher), a **curated dataset** (Epoch AI, TechPowerUp and other GPU databases), a "
+                      "**reseller** page, a **blog or wiki**, or a press **article**. Where several give the same figure, "
+                      f"the canonical one comes from the best kind in that order, unless a figure's note states why another document is canonical (where documents disagree). The {total} canonical figures come from:", "",
+                      by_kind, "",
                       table(["Kind", "Publisher", "Document", "Accessed", "Published", "Snapshot file in sources/"], rows, sortable=True)]) + "\n"
 
 

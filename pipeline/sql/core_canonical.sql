@@ -1,5 +1,7 @@
--- One canonical value per (GPU, metric, precision), chosen by rule:
--- vendor datasheet over a copy over a curated dataset; dense over sparse/2; FP32 accumulate over
+-- One canonical value per (GPU, metric, precision), chosen by rule: a figure whose note begins
+-- 'canonical:' (an explicit choice between disagreeing documents, its reason after the colon); then
+-- the best source kind (vendor document > vendor reprint > curated dataset > reseller > blog or wiki
+-- > article); dense over sparse/2; FP32 accumulate over
 -- unstated; tensor rates except FP32 and FP64, which are the plain vector rates.
 with candidates as (
     select
@@ -20,7 +22,8 @@ ranked as (
         *,
         row_number() over (
             partition by gpu_id, metric, coalesce(precision, '')
-            order by source_priority, derived_from_sparse, accumulate nulls last, source_id
+            order by coalesce(note, '') ilike 'canonical:%' desc, source_priority, derived_from_sparse,
+                accumulate nulls last, source_id
         ) as pick
     from candidates
 )
@@ -35,6 +38,8 @@ select
     source_id,
     source_kind,
     source_file,
-    source_row
+    source_row,
+    -- why this figure was chosen over a disagreeing one, when the choice was stated
+    case when coalesce(note, '') ilike 'canonical:%' then trim(substr(note, 11)) end as canonical_reason
 from ranked
 where pick = 1

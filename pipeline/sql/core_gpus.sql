@@ -32,6 +32,7 @@ figures as (
         max(value) filter (where metric = 'compute' and precision = 'int8') as int8_tops,
         max(value) filter (where metric = 'memory_bandwidth') as memory_bandwidth_gbs,
         max(value) filter (where metric = 'tdp') as tdp_w,
+        max(value) filter (where metric = 'memory_size') as memory_size_gb,
         max(value) filter (where metric = 'interconnect_bandwidth') as interconnect_gbs,
         max(value) filter (where metric = 'launch_price') as launch_price_usd,
         max(value) filter (where metric = 'release_year') as release_year,
@@ -50,7 +51,8 @@ select
     i.segment,
     -- a sourced release-year figure wins over the identity row's (which may come from a curated dataset)
     coalesce(cast(f.release_year as integer), i.release_year) as release_year,
-    i.memory_gb,
+    -- a canonical memory figure (where vendor documents disagree) wins over the identity row's
+    coalesce(f.memory_size_gb, i.memory_gb) as memory_gb,
     i.memory_type,
     f.memory_bandwidth_gbs,
     f.fp32_tflops,

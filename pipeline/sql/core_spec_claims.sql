@@ -1,8 +1,11 @@
 -- Every figure from every source, one row each, classified against the canonical value by rule.
--- Classes, first match wins: agrees; sparse figure (2 x dense); other rate (vector, FP16
--- accumulate); another precision; another variant of the family; another GPU; unexplained.
+-- A claim is explained only by a rule that links it to a figure of the same GPU or of another
+-- variant of the same family. Classes, first match wins: agrees; sparse figure (2 x dense); other
+-- rate (vector vs tensor, FP16 accumulate, base vs boost clock); another precision of the same GPU;
+-- another variant of the family; unexplained. An equal figure of an unrelated GPU is a coincidence,
+-- never an explanation.
 with canonical_numbers as (
-    select gpu_id, metric, precision, value from core_canonical where metric <> 'release_year'
+    select gpu_id, metric, precision, value from core_canonical where metric not in ('release_year', 'memory_size')
     union all
     select gpu_id, 'memory_size', null, memory_gb from core_gpus
     union all
@@ -26,15 +29,17 @@ refs as (
         -- 2:4 structured sparsity exists from Ampere (and CDNA 3) on
         and coalesce(g.architecture, '') not in ('Maxwell', 'Pascal', 'Volta', 'Turing', 'CDNA 2')
     union all
-    -- printed rates that are not canonical: vector FP16, FP16-accumulate, tensor FP64/FP32
+    -- printed rates that are not canonical: vector FP16, FP16-accumulate, tensor FP64/FP32,
+    -- rates at the base clock
     select f.gpu_id, g.family, g.name, f.metric, f.precision, f.value,
         case
             when f.accumulate = 'fp16' then 'fp16-accumulate'
+            when f.note ilike '%base clock%' then 'base-clock'
             else f.unit_kind
         end || case when f.sparsity = 'sparse' then ' sparse' else '' end
     from core_spec_figures as f join core_gpus as g using (gpu_id)
     where f.metric = 'compute'
-        and (f.accumulate = 'fp16'
+        and (f.accumulate = 'fp16' or f.note ilike '%base clock%'
             or f.unit_kind <> case when f.precision in ('fp32', 'fp64') then 'vector' else 'tensor' end)
 ),
 
@@ -82,10 +87,6 @@ number_matches as (
             when r.gpu_id = c.gpu_id and r.precision is not distinct from c.precision then 3
             when r.gpu_id = c.gpu_id then 4
             when r.family = c.family and r.precision is not distinct from c.precision then 5
-            -- another GPU's figure: only for compute and bandwidth, where values are distinctive
-            -- (TDPs, years and memory sizes repeat across unrelated GPUs)
-            when r.precision is not distinct from c.precision and r.label in ('dense', 'sparse')
-                and c.metric in ('compute', 'memory_bandwidth') then 6
         end as match_rank,
         r.gpu_id as ref_gpu_id, r.name as ref_name, r.precision as ref_precision,
         r.value as ref_value, r.label as ref_label,
@@ -93,6 +94,7 @@ number_matches as (
     from claims_with_family as c
     join refs as r
         on r.metric = c.metric
+        and r.family = c.family  -- the same GPU or another variant of its family; never an unrelated GPU
         and abs(c.value / r.value - 1) <= 0.025  -- rounding in print ("3.35 TB/s" vs 3352 GB/s)
     where c.value is not null
 ),
@@ -125,8 +127,13 @@ own_canonical as (
     select
         c.claim_id,
         n.value as canonical_value,
-        t.value_text as canonical_text
+        t.value_text as canonical_text,
+        k.source_kind as canonical_kind,
+        k.source_id as canonical_source_id,
+        k.canonical_reason
     from claims_with_family as c
+    left join core_canonical as k
+        on k.gpu_id = c.gpu_id and k.metric = c.metric and k.precision is not distinct from c.precision
     left join canonical_numbers as n
         on n.gpu_id = c.gpu_id and n.metric = c.metric and n.precision is not distinct from c.precision
     left join canonical_texts as t
@@ -138,6 +145,9 @@ classified as (
         c.*,
         o.canonical_value,
         o.canonical_text,
+        o.canonical_kind,
+        o.canonical_source_id,
+        o.canonical_reason,
         coalesce(bn.match_rank, bt.match_rank) as match_rank,
         coalesce(bn.ref_name, bt.ref_name) as ref_name,
         bn.ref_precision,
@@ -173,22 +183,31 @@ select
         when match_rank = 3 then 'other rate'
         when match_rank = 4 then 'another precision'
         when match_rank = 5 then 'another variant'
-        when match_rank = 6 then 'another GPU'
         when canonical_value is null and canonical_text is null then 'no datasheet figure'
+        -- two spec documents print different figures (both vendor documents, or the canonical one states
+        -- why it was chosen): both are kept, the canonical one says why
+        when claim_id like 'fig:%' and ((source_kind in ('vendor_document', 'vendor_reprint')
+            and canonical_kind in ('vendor_document', 'vendor_reprint')) or canonical_reason is not null)
+            then 'documents disagree'
         else 'unexplained'
     end as classification,
     case
+        when is_canonical and canonical_reason is not null then 'canonical figure (' || source_kind || '): ' || canonical_reason
         when is_canonical then 'canonical figure (' || source_kind || ')'
         when match_rank = 1 then 'matches the canonical figure'
         when match_rank = 2 then printf('sparse figure: 2 x the dense %.4g', ref_value / 2)
-        when match_rank = 3 then printf('the %s rate (%.4g), not the canonical tensor rate', ref_label, ref_value)
+        when match_rank = 3 then printf('the %s rate (%.4g), not the canonical rate', ref_label, ref_value)
         when match_rank = 4 then printf('equals the %s %s figure (%.4g)', upper(ref_precision), ref_label, ref_value)
         when match_rank = 5 and ref_value is not null then printf('figure of another variant: %s (%.4g%s)', ref_name, ref_value, case when ref_label = 'sparse' then ', sparse' else '' end)
         when match_rank = 5 then printf('figure of another variant: %s', ref_name)
-        when match_rank = 6 then printf('figure of another GPU: %s (%.4g%s)', ref_name, ref_value, case when ref_label = 'sparse' then ', sparse' else '' end)
         when canonical_value is null and canonical_text is null then 'no canonical figure to compare with'
-        when canonical_value is not null and value is not null then printf('datasheet says %.4g; claim differs by %+.0f%%', canonical_value, 100 * (value / canonical_value - 1))
-        else printf('datasheet says %s', canonical_text)
+        when claim_id like 'fig:%' and value is not null and ((source_kind in ('vendor_document', 'vendor_reprint')
+            and canonical_kind in ('vendor_document', 'vendor_reprint')) or canonical_reason is not null)
+            then printf('documents disagree: this one prints %.4g, the canonical %.4g comes from %s (%s); %s',
+                value, canonical_value, canonical_source_id, canonical_kind,
+                coalesce(canonical_reason, 'the better-ranked source kind wins'))
+        when canonical_value is not null and value is not null then printf('unexplained: the canonical figure is %.4g; the claim differs by %+.0f%% and no rule links the two', canonical_value, 100 * (value / canonical_value - 1))
+        else printf('unexplained: the canonical figure is %s', canonical_text)
     end as explanation,
     row_label,
     quote,

@@ -27,10 +27,13 @@ typed as (
 
 select
     *,
+    -- best kind first: vendor document, vendor reprint, curated dataset, reseller, blog or wiki, article
     case source_kind
-        when 'vendor_datasheet' then 1
-        when 'vendor_datasheet_copy' then 2
+        when 'vendor_document' then 1
+        when 'vendor_reprint' then 2
         when 'curated_dataset' then 3
-        else 4
+        when 'reseller' then 4
+        when 'blog_or_wiki' then 5
+        else 6
     end as source_priority
 from typed
