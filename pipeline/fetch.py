@@ -413,7 +413,9 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
         writer.writeheader()
         writer.writerows(snapshot.rows)
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    sidecar = {"title": snapshot.title, "publisher": snapshot.publisher, "kind": "price_api", "url": snapshot.url,
+    sidecar = {"title": snapshot.title, "publisher": snapshot.publisher, "kind": "provider_api",
+               # every GPU offer of the regions and tiers asked for: what it lists is what it covers
+               "scope": "full", "price_basis": "whole_instance", "url": snapshot.url,
                "accessed_on": on, "published_on": snapshot.published_on or on,
                "licence": "Public price list; prices as published", "checksum": f"sha256:{digest}"}
     if snapshot.notes:

@@ -54,8 +54,12 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
                  else "workload = 'training' and method = ? and recompute = ?")
         args = [precision, kv_precision] if workload == "inference" else [method, recompute]
         rows = con.execute(f"""
-            select f.*, g.name, g.memory_gb, g.interconnect_gbs
+            select f.*, g.name, g.memory_gb, g.interconnect_gbs,
+                c.usd_per_gpu_hour as cheapest_usd_per_gpu_hour, c.provider as cheapest_provider,
+                c.observed_on as cheapest_observed_on
             from out_vram_fit_detail as f join core_gpus as g using (gpu_id)
+            -- the one definition of the cheapest on-demand price, as built (core_price_picks)
+            left join atlas.core_cheapest_offers as c using (gpu_id)
             where {where}
             order by f.gpus_needed nulls last, g.memory_gb, g.name""", args).df()
     finally:
@@ -83,6 +87,11 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
                 "gpus_needed": None if r.gpus_needed != r.gpus_needed else int(r.gpus_needed),
                 "fits_one_gpu": bool(r.fits_one_gpu),
                 "has_gpu_link": r.interconnect_gbs == r.interconnect_gbs and r.interconnect_gbs is not None,
+                "cheapest_usd_per_gpu_hour": None if r.cheapest_usd_per_gpu_hour != r.cheapest_usd_per_gpu_hour
+                else float(r.cheapest_usd_per_gpu_hour),
+                "cheapest_provider": r.cheapest_provider if isinstance(r.cheapest_provider, str) else None,
+                "cheapest_observed_on": None if r.cheapest_provider is None or r.cheapest_provider != r.cheapest_provider
+                else str(r.cheapest_observed_on)[:10],
             }
             for r in rows.itertuples()
             if r.memory_gb == r.memory_gb

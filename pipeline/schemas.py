@@ -234,6 +234,42 @@ def model_claims_schema(model_ids: list[str] | None = None) -> pa.DataFrameSchem
     )
 
 
+CURRENCIES = ["USD", "CNY", "EUR", "GBP"]
+
+
+def _opt(df: pd.DataFrame, name: str) -> pd.Series:
+    """An optional column, empty when the file leaves it out."""
+    return df[name] if name in df.columns else pd.Series(None, index=df.index, dtype=object)
+
+
+def _price_in_one_currency(df: pd.DataFrame) -> pd.Series:
+    """A USD price is in usd_per_hour; any other currency gives amount_per_hour and leaves usd_per_hour
+    empty (it is converted at the dated exchange rate)."""
+    usd = _opt(df, "currency").isna() | _opt(df, "currency").eq("USD")
+    return (usd & df["usd_per_hour"].notna() & _opt(df, "amount_per_hour").isna()) | (
+        ~usd & df["usd_per_hour"].isna() & _opt(df, "amount_per_hour").notna())
+
+
+def _median_has_sample(df: pd.DataFrame) -> pd.Series:
+    """A marketplace median or minimum says how many listings it was taken over when the source prints it;
+    a list price has no sample."""
+    return _opt(df, "sample_size").isna() | df["statistic"].isin(["median", "minimum"])
+
+
+def _host_only_for_split_billing(df: pd.DataFrame) -> pd.Series:
+    """A host price is only added where the sidecar says GPU and host are billed apart."""
+    return _opt(df, "host_usd_per_hour").isna() | _opt(df, "price_basis").eq("gpu_and_host")
+
+
+def _inside_scope(df: pd.DataFrame) -> pd.Series:
+    """A partial snapshot lists only offers inside the regions and tiers it says it covers."""
+    def within(values, allowed):
+        return [not isinstance(a, str) or v in a.split(",") for v, a in zip(values, allowed)]
+    ok_region = pd.Series(within(df["region"], _opt(df, "scope_regions")), index=df.index)
+    ok_tier = pd.Series(within(df["pricing_tier"], _opt(df, "scope_tiers")), index=df.index)
+    return ok_region & ok_tier
+
+
 def prices_schema() -> pa.DataFrameSchema:
     return pa.DataFrameSchema(
         {
@@ -242,14 +278,40 @@ def prices_schema() -> pa.DataFrameSchema:
             "gpu_memory_gb": _col(float, pa.Check.in_range(2, 1024), nullable=True),
             "gpu_count": _col("Int64", pa.Check.in_range(1, 72)),
             "usd_per_hour": _col(float, pa.Check.gt(0, error="price must be > 0"),
-                                 pa.Check.lt(2_000, error="price above $2,000/hour: wrong unit?")),
+                                 pa.Check.lt(2_000, error="price above $2,000/hour: wrong unit?"), nullable=True),
             "pricing_tier": _col(str, pa.Check.isin(TIERS)),
             "statistic": _col(str, pa.Check.isin(["list", "minimum", "median"])),
             "region": _col(str),
             "note": _col(object, nullable=True),
+            **{name: pa.Column(dtype, checks=checks, nullable=True, coerce=True, required=False)
+               for name, dtype, checks in [
+                   ("currency", object, [_opt_isin(CURRENCIES)]),
+                   ("amount_per_hour", float, [pa.Check.gt(0, error="price must be > 0")]),
+                   ("host_usd_per_hour", float, [pa.Check.gt(0, error="host price must be > 0")]),
+                   ("sample_size", "Int64", [pa.Check.ge(1)]),
+                   ("price_basis", object, []), ("scope_regions", object, []), ("scope_tiers", object, [])]},
         },
+        checks=[
+            pa.Check(_price_in_one_currency, error="give usd_per_hour (USD) or currency + amount_per_hour, not both"),
+            pa.Check(_median_has_sample, error="sample_size is only for a median or minimum over listings"),
+            pa.Check(_host_only_for_split_billing, error="host_usd_per_hour needs price_basis: gpu_and_host in the sidecar"),
+            pa.Check(_inside_scope, error="offer outside the regions or tiers the sidecar's covers: lists"),
+        ],
         unique=["snapshot_id", "offering", "gpu_name", "gpu_count", "pricing_tier", "statistic", "region"],
         name="prices",
+    )
+
+
+def fx_rates_schema() -> pa.DataFrameSchema:
+    return pa.DataFrameSchema(
+        {
+            "currency": _col(str, pa.Check.isin(CURRENCIES)),
+            "units_per_usd": _col(float, pa.Check.gt(0)),
+            "rate_date": _col("datetime64[ns]"),
+            "document_id": _col(str),
+        },
+        unique=["snapshot_id", "currency", "rate_date"],
+        name="fx_rates",
     )
 
 
@@ -358,6 +420,7 @@ RAW_SCHEMAS = {
     "claims": claims_schema,
     "model_claims": model_claims_schema,
     "prices": prices_schema,
+    "fx_rates": fx_rates_schema,
     "aliases": aliases_schema,
     "models": models_schema,
     "measurements": measurements_schema,

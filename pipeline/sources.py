@@ -37,7 +37,18 @@ SIDECAR_KINDS = {
     "price_api",
     "curated_mapping",
     "measurement",
+    # what a price snapshot is
+    "provider_page",
+    "provider_api",
+    "catalogue_copy",
+    "price_tracker",
+    "exchange_rates",
 }
+# a price snapshot's kind says what the document is: the provider's own page or API, a third party's copy
+# of the provider's list (a catalogue), a tracker that samples prices over time, or an article quoting them
+PRICE_KINDS = ("provider_page", "provider_api", "catalogue_copy", "price_tracker", "article")
+PRICE_BASES = ("whole_instance", "gpu_only", "gpu_and_host")
+SCOPE_KEYS = ("gpus", "regions", "tiers")
 SIDECAR_REQUIRED = ("title", "publisher", "kind", "url", "accessed_on", "checksum")
 # a source URL is a web page, or `seed:<path>` for a document kept offline (an article's text as received)
 URL_SCHEMES = ("https://", "http://", "seed:")
@@ -68,6 +79,8 @@ class SourceKind:
     dated: bool  # lives in a <YYYY-MM-DD> folder
     columns: tuple[str, ...]
     cites_documents: bool  # rows carry document_id
+    optional: tuple[str, ...] = ()  # columns a file may leave out (read as empty)
+    sidecar_columns: tuple[str, ...] = ()  # per-file facts from the sidecar, repeated on every row
 
 
 KINDS: dict[str, SourceKind] = {
@@ -113,6 +126,16 @@ KINDS: dict[str, SourceKind] = {
             ("offering", "gpu_name", "gpu_memory_gb", "gpu_count", "usd_per_hour",
              "pricing_tier", "statistic", "region", "note"),
             False,
+            optional=("currency", "amount_per_hour", "host_usd_per_hour", "sample_size"),
+            sidecar_columns=("snapshot_kind", "scope", "scope_gpus", "scope_regions", "scope_tiers",
+                             "price_basis", "billing", "min_commitment", "observed_date_known"),
+        ),
+        SourceKind(
+            "fx_rates",
+            "fx/*/*/rates.csv",
+            True,
+            ("currency", "units_per_usd", "rate_date", "document_id"),
+            True,
         ),
         SourceKind(
             "aliases",
@@ -315,6 +338,49 @@ def _check_dates(meta: dict, data_file: Path, side_rel: str) -> list[Problem]:
     return []
 
 
+def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]:
+    """What a price sidecar says about its snapshot, checked: its kind, its scope (the whole list, or
+    the GPUs, regions and tiers it covers), what its prices cover (price basis), billing and commitment."""
+    problems: list[Problem] = []
+    kind = meta.get("kind")
+    if kind and kind not in PRICE_KINDS:
+        problems.append(Problem(side_rel, None, "kind", f"a price snapshot's kind must be one of {list(PRICE_KINDS)}",
+                                str(kind)))
+    scope = meta.get("scope")
+    covers = meta.get("covers") or {}
+    if scope not in ("full", "partial"):
+        problems.append(Problem(side_rel, None, "scope",
+                                "must be 'full' (the provider's whole list) or 'partial' (with covers:)", str(scope)))
+    if not isinstance(covers, dict) or any(k not in SCOPE_KEYS for k in covers):
+        problems.append(Problem(side_rel, None, "covers", f"must map some of {list(SCOPE_KEYS)} to lists",
+                                str(covers)))
+        covers = {}
+    for key, values in covers.items():
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
+            problems.append(Problem(side_rel, None, f"covers.{key}", "must be a non-empty list of names", str(values)))
+    if scope == "partial" and not covers:
+        problems.append(Problem(side_rel, None, "covers", "a partial snapshot must say which GPUs, regions or tiers it covers"))
+    if scope == "full" and covers:
+        problems.append(Problem(side_rel, None, "covers", "a full snapshot covers everything: drop covers: or say scope: partial"))
+    basis = meta.get("price_basis")
+    if basis not in PRICE_BASES:
+        problems.append(Problem(side_rel, None, "price_basis", f"must be one of {list(PRICE_BASES)}", str(basis)))
+    date_known = meta.get("observed_date_known", True)
+    if not isinstance(date_known, bool):
+        problems.append(Problem(side_rel, None, "observed_date_known", "must be true or false", str(date_known)))
+
+    def joined(key):
+        values = covers.get(key) if isinstance(covers.get(key), list) else None
+        return ",".join(str(v) for v in values) if values else None
+
+    facts = {"snapshot_kind": kind, "scope": scope, "scope_gpus": joined("gpus"), "scope_regions": joined("regions"),
+             "scope_tiers": joined("tiers"), "price_basis": basis,
+             "billing": None if meta.get("billing") is None else str(meta["billing"]),
+             "min_commitment": None if meta.get("min_commitment") is None else str(meta["min_commitment"]),
+             "observed_date_known": "true" if date_known is not False else "false"}
+    return facts, problems
+
+
 def _snapshot(data_file: Path, root: Path, kind: SourceKind) -> tuple[str, str, str | None]:
     """(snapshot_id, collection, snapshot date) from the file's place in the tree."""
     rel = data_file.relative_to(root)
@@ -357,7 +423,7 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
             problems += bad
             continue
         missing = [c for c in kind.columns if c not in header]
-        extra = [c for c in header if c and c not in kind.columns]
+        extra = [c for c in header if c and c not in kind.columns and c not in kind.optional]
         for c in missing:
             problems.append(Problem(rel, 1, c, "required column is missing"))
         for c in extra:
@@ -386,6 +452,15 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
             continue
         frame = pd.DataFrame([r for _, r in numbered], columns=header, dtype=object)
         frame = frame.apply(lambda col: col.str.strip()).replace({"": None})
+        for c in kind.optional:
+            if c not in frame.columns:
+                frame[c] = None
+        if kind.sidecar_columns:
+            side_rel = rel[: -len(".csv")] + ".source.yml"
+            facts, fact_problems = price_sidecar_facts(meta, side_rel) if meta else ({}, [])
+            problems += fact_problems
+            for c in kind.sidecar_columns:
+                frame[c] = facts.get(c)
         doc_ids = {d["id"] for d in meta.get("documents", [])}
         if kind.cites_documents:
             for col in [c for c in header if c.endswith("document_id")]:
@@ -402,7 +477,7 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
         frame["source_row"] = [line for line, _ in numbered]
         frames.append(frame)
         records.append({"snapshot_id": snapshot_id, "file": rel, "meta": meta, "rows": len(frame)})
-    columns = list(kind.columns) + list(PROVENANCE_COLUMNS)
+    columns = list(kind.columns) + list(kind.optional) + list(kind.sidecar_columns) + list(PROVENANCE_COLUMNS)
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     return data[columns].astype(object).where(data[columns].notna(), None), records, problems
 

@@ -62,7 +62,7 @@ def ingest(con: duckdb.DuckDBPyConnection, sources_dir: Path, kind_name: str) ->
     kind = KINDS[kind_name]
     frame, _, problems = read_kind(sources_dir, kind)
     table = _ident(f"raw_{kind_name}")
-    columns = list(kind.columns) + list(PROVENANCE_COLUMNS)
+    columns = list(kind.columns) + list(kind.optional) + list(kind.sidecar_columns) + list(PROVENANCE_COLUMNS)
     ddl = ", ".join(f"{c} {'integer' if c == 'source_row' else 'varchar'}" for c in columns)
     con.execute(f"create or replace table {table} ({ddl})")
     if len(frame):

@@ -106,6 +106,7 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     history = df(con, """select * from core_price_history where gpu_id is not null
                          order by observed_on, provider, offering, pricing_tier, statistic, region""")
     ranks = df(con, "select * from out_rankings order by workload, gpu_id")
+    picks = picks_frame(con)
     fits = df(con, """select f.gpu_id, f.precision, string_agg(f.model_id, ', ' order by m.params_b desc, f.model_id) as models,
                              count(*) as n
                       from out_vram_fit_detail as f join core_models as m using (model_id)
@@ -120,16 +121,17 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
             out.setdefault(row.gpu_id, []).append(row)
         return out
 
-    claims_by, offers_by, ranks_by, fits_by = (grouped(f) for f in (claims, offers, ranks, fits))
+    claims_by, offers_by, ranks_by, fits_by, picks_by = (grouped(f) for f in (claims, offers, ranks, fits, picks))
     history_by = dict(tuple(history.groupby("gpu_id", sort=False)))
     all_gpus = list(gpus.itertuples(index=False))
     return {f"gpus/{g.gpu_id}.md": gpu_page(g, all_gpus, claims_by.get(g.gpu_id, []), offers_by.get(g.gpu_id, []),
                                              history_by.get(g.gpu_id), ranks_by.get(g.gpu_id, []),
-                                             fits_by.get(g.gpu_id, []))
+                                             fits_by.get(g.gpu_id, []), picks_by.get(g.gpu_id, []))
             for g in all_gpus}
 
 
-def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | None, ranks: list, fits: list) -> str:
+def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | None, ranks: list, fits: list,
+             picks: list = ()) -> str:
     variants = [v for v in gpus if v.family == g.family and v.gpu_id != g.gpu_id]
     out = [f"# {esc(g.name)}", ""]
     facts = [
@@ -170,11 +172,21 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
                 for c in other]
         out.append(table(["Figure", "Value", "Class", "Explanation", "Source"], rows))
     out += ["", "## Cloud prices", ""]
+    if picks:
+        out += ["### Price used", "",
+                "The one price every ranking, estimate and page uses for this GPU, per tier ([how it is chosen]"
+                "(../prices.md#prices-used)).", "",
+                table(["Tier", "$/GPU-hour", "Provider", "Offering", "Observed", "Why"],
+                      [[esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else ""), price_used(p),
+                        esc(p.provider), esc(p.offering), age(p.observed_on) if pd.notna(p.observed_on) else "–",
+                        esc(p.why)] for p in picks]), "", "### Every current offer", ""]
     if offers:
-        rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count), money(o.usd_per_gpu_hour, 3),
-                 tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on)] for o in offers]
-        out.append(f"Tier: {STATISTIC_MARKS}.")
-        out += ["", table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Region", "Observed"], rows)]
+        rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count),
+                 money(o.comparable_usd_per_gpu_hour if pd.notna(o.comparable_usd_per_gpu_hour) else o.usd_per_gpu_hour, 3)
+                 + original_price(o),
+                 tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on), offer_flags(o)] for o in offers]
+        out.append(f"Tier: {STATISTIC_MARKS}. $/GPU-hour includes the host where it is billed apart and published.")
+        out += ["", table(["Provider", "Offering", "GPUs", "$/GPU-hour", "Tier", "Region", "Observed", "Note"], rows)]
     else:
         out.append("No current offer maps to this variant.")
     if history is not None and history["observed_on"].nunique() > 1:  # a single snapshot is not a history
@@ -450,16 +462,53 @@ def param(con, name: str) -> float:
 def cost_page(con) -> str:
     costs = df(con, """select c.*, g.name from out_cost_per_tflop as c join core_gpus as g using (gpu_id)
                        order by precision, usd_per_tflop_hour, gpu_id, provider, offering, region""")
-    best = costs[costs.pricing_tier == "on-demand"].sort_values("usd_per_tflop_hour").groupby("precision").head(10)
+    best = costs[costs.pick == "on-demand"].sort_values("usd_per_tflop_hour").groupby("precision").head(10)
     rows = [[esc(c.precision), gpu_link(c.gpu_id, c.name), esc(c.provider), esc(c.offering), money(c.usd_per_gpu_hour, 3),
              num(c.dense_tflops), money(c.usd_per_tflop_hour, 4)] for c in best.itertuples()]
     return "\n".join(["# Cost per TFLOP", "",
-                      "$ per GPU-hour ÷ dense TFLOPS at each precision, for every current offer. INT8 is operations, "
-                      "not floating-point operations, and is left out. All offers: the `cost_per_tflop` view.", "",
+                      "$ per GPU-hour ÷ dense TFLOPS at each precision, for each GPU's price picks (the cheapest current, "
+                      "fresh, comparable price per tier: [Prices used](prices.md#prices-used)). INT8 is operations, "
+                      "not floating-point operations, and is left out. All picks: the `cost_per_tflop` view.", "",
                       chart("cost-bf16", charts.cost_per_tflop(costs, "bf16")), "",
-                      "## Cheapest ten on-demand offers per precision", "",
+                      "## Cheapest ten on-demand prices per precision", "",
                       table(["Precision", "GPU", "Provider", "Offering", "$/GPU-hour", "Dense TFLOPS", "$/TFLOP-hour"], rows,
                             sortable=True)]) + "\n"
+
+
+PICK_ORDER = ["on-demand", "spot", "reserved", "marketplace minimum", "marketplace median"]
+
+
+def picks_frame(con) -> pd.DataFrame:
+    """core_price_picks with GPU names, in a stable order (the one definition of the price used)."""
+    return df(con, """select p.*, g.name from core_price_picks as p join core_gpus as g using (gpu_id)
+                      order by g.name, list_position(['on-demand', 'spot', 'reserved', 'marketplace minimum',
+                                                      'marketplace median'], p.pick), p.term""")
+
+
+def price_used(p) -> str:
+    """'$2.690 · jarvislabs NVIDIA H100 SXM' or '–' when no current price qualifies."""
+    if pd.isna(p.usd_per_gpu_hour):
+        return "–"
+    return money(p.usd_per_gpu_hour, 3)
+
+
+def original_price(o) -> str:
+    """The amount in its own currency when the price was converted ('¥17.43/h at 7.12 CNY/USD')."""
+    if getattr(o, "currency", "USD") in (None, "USD") or pd.isna(getattr(o, "fx_units_per_usd", None)):
+        return ""
+    return f" ({num(o.amount_per_hour)} {esc(o.currency)}/h at {num(o.fx_units_per_usd, 4)} {esc(o.currency)}/USD)"
+
+
+def offer_flags(o) -> str:
+    """Why an offer is shown but not used for picks: stale, or a GPU-only price without its host."""
+    flags = []
+    if getattr(o, "stale", False) is True:
+        flags.append("**stale**")
+    if getattr(o, "comparable", True) is False:
+        flags.append("**GPU only** (host not published)")
+    elif getattr(o, "price_basis", None) == "gpu_and_host":
+        flags.append("GPU + host")
+    return " · ".join(flags)
 
 
 STATISTIC_MARKS = ("a marketplace *median* or a *minimum* (the lowest listing, or a \"from\" price) is marked "
@@ -479,71 +528,98 @@ def prices_page(con) -> str:
                          qualify count(distinct h.observed_on) over (
                              partition by h.gpu_id, h.provider, h.offering, h.pricing_tier, h.statistic, h.region) > 1
                          order by g.name, h.provider, h.offering, h.pricing_tier, h.statistic, h.region, h.observed_on""")
+    picks = picks_frame(con)
     providers = df(con, """select provider, count(*) as offers, count(gpu_id) as mapped, max(observed_on) as observed_on,
+                                  string_agg(distinct snapshot_kind, ', ' order by snapshot_kind) as kinds,
+                                  string_agg(distinct currency, ', ' order by currency) as currencies,
+                                  count(*) filter (where stale) as stale,
                                   string_agg(distinct pricing_tier, ', ' order by pricing_tier) as tiers,
                                   string_agg(distinct region, ', ' order by region) as regions,
                                   (select count(distinct h.observed_on) from core_price_history as h
                                    where h.provider = o.provider) as snapshots
                            from core_price_offers as o group by all order by provider""")
     rows = [[esc(o.provider), esc(o.offering), gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
-             num(o.gpu_count), money(o.usd_per_hour, 3), money(o.usd_per_gpu_hour, 3), tier(o.pricing_tier, o.statistic),
-             esc(o.region), age(o.observed_on)] for o in offers.itertuples()]
-    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), age(p.observed_on),
-             str(p.snapshots)] for p in providers.itertuples()]
+             num(o.gpu_count), money(o.usd_per_hour, 3) + original_price(o),
+             money(o.comparable_usd_per_gpu_hour if pd.notna(o.comparable_usd_per_gpu_hour) else o.usd_per_gpu_hour, 3),
+             tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on), offer_flags(o)] for o in offers.itertuples()]
+    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), esc(p.kinds), esc(p.currencies),
+             age(p.observed_on), str(p.stale), str(p.snapshots)] for p in providers.itertuples()]
+    pick_rows = [[gpu_link(p.gpu_id, p.name), esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else ""),
+                  price_used(p), esc(p.provider), esc(p.offering),
+                  age(p.observed_on) if pd.notna(p.observed_on) else "–", esc(p.why)] for p in picks.itertuples()]
+    max_age = int(param(con, "price_max_age_days"))
+    min_sample = int(param(con, "marketplace_min_sample"))
     out = ["# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
            f"promotional); {STATISTIC_MARKS}. Each price shows its age: prices go stale. History: the "
            "`price_history` view and [What changed](changes.md).", "",
-           table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Latest snapshot", "Snapshots kept"],
-                 prow), ""]
+           table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Source kinds", "Currency",
+                  "Newest observation", "Stale offers", "Snapshots kept"], prow), "",
+           "A snapshot that covers only some GPUs, regions or tiers (its sidecar says which) updates those; every "
+           "other offer keeps its last observation and its own date. An article quoting a price list is history, "
+           "never a current price. Prices in another currency are converted at a dated, sourced exchange rate; "
+           "the original amount is shown beside them.", "",
+           "## Prices used", "",
+           f"The one definition of the cheapest price, used by every page, ranking, estimate and `gpu-atlas fit`: per GPU "
+           f"and tier, the cheapest current offer that is **fresh** (observed within {max_age} days), **comparable** "
+           "(a whole instance, or a GPU plus its published host price: a GPU-only price is left out) and, for a "
+           f"marketplace median, taken over at least {min_sample} listings. A provider's \"from\" price is the floor "
+           "of a range, not an offer, and is never used. Query: the `price_picks` view.", "",
+           table(["GPU", "Tier", "$/GPU-hour", "Provider", "Offering", "Observed", "Why"], pick_rows, sortable=True), ""]
     if len(history):
         out += [chart("history-all", charts.price_history(history.assign(offering=history["name"] + " · " + history["offering"]),
                                                           "Price history (offers seen in more than one snapshot)")), ""]
     out += ["## Every current offer", "",
-            table(["Provider", "Offering", "GPU", "GPUs", "$/hour", "$/GPU-hour", "Tier", "Region", "Observed"],
+            table(["Provider", "Offering", "GPU", "GPUs", "$/hour", "$/GPU-hour", "Tier", "Region", "Observed", "Note"],
                   rows, sortable=True)]
     return "\n".join(out) + "\n"
 
 
 def changes_page(con) -> str:
     ch = df(con, """select c.*, g.name from out_price_changes as c left join core_gpus as g using (gpu_id)
-                    where change in ('added', 'removed', 'repriced')
+                    where change in ('added', 'removed', 'repriced', 'renamed')
                     order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region""")
     counts = df(con, """select provider, max(previous_observed_on) as previous_on, max(current_observed_on) as current_on,
                                count(*) filter (where change = 'added') as added,
                                count(*) filter (where change = 'removed') as removed,
                                count(*) filter (where change = 'repriced') as repriced,
+                               count(*) filter (where change = 'renamed') as renamed,
                                count(*) filter (where change = 'unchanged') as unchanged,
                                count(*) filter (where change = 'not compared') as not_compared
                         from out_price_changes group by all order by provider""")
-    uncompared = df(con, """select provider, pricing_tier, statistic,
+    uncompared = df(con, """select provider, pricing_tier, statistic, reason,
                                    string_agg(distinct region, ', ' order by region) as regions,
                                    max(coalesce(current_observed_on, previous_observed_on)) as listed_on, count(*) as n
                             from out_price_changes where change = 'not compared' group by all order by all""")
     rows = [[esc(c.provider), esc(c.offering), esc(c.name) if pd.notna(c.name) else esc(c.provider_gpu_name),
              esc(c.pricing_tier), esc(c.region), f"**{esc(c.change)}**", money(c.previous_usd_per_gpu_hour, 3),
              money(c.current_usd_per_gpu_hour, 3),
-             f"{c.change_pct:+.1f}%" if pd.notna(c.change_pct) else "–"] for c in ch.itertuples()]
+             f"{c.change_pct:+.1f}%" if pd.notna(c.change_pct) else "–", esc(c.reason) if pd.notna(c.reason) else ""]
+            for c in ch.itertuples()]
     summary = [[esc(c.provider), esc(c.previous_on), esc(c.current_on), str(c.added), str(c.removed), str(c.repriced),
-                str(c.unchanged), str(c.not_compared)] for c in counts.itertuples()]
+                str(c.renamed), str(c.unchanged), str(c.not_compared)] for c in counts.itertuples()]
     note = []
     if len(uncompared):
         units = "; ".join(f"{esc(u.provider)} {esc(u.pricing_tier)} ({esc(u.statistic)}, {esc(u.regions)}: {u.n} offers, "
-                          f"only in the snapshot of {esc(u.listed_on)})" for u in uncompared.itertuples())
-        note = [f"*Not compared*: offers of a tier or region that only one of the two snapshots lists, because their "
-                f"sources cover different tiers or regions. Their absence from the other snapshot is not a removal: "
-                f"{units}.", ""]
+                          f"{esc(u.reason)})" for u in uncompared.itertuples())
+        note = [f"*Not compared*: offers outside what one of the two snapshots covers (a tier, region or GPU its "
+                f"source does not list), or marketplace statistics whose sample changed. Their absence from the other "
+                f"snapshot is not a removal: {units}.", ""]
     return "\n".join([WIDE + "# What changed", "",
                       "Offers added, removed and repriced between each provider's two latest snapshots "
                       "(per GPU-hour). Providers with a single snapshot have no changes yet.", "",
                       table(["Provider", "Previous snapshot", "Current snapshot", "Added", "Removed", "Repriced",
-                             "Unchanged", "Not compared"], summary), "", *note,
+                             "Renamed", "Unchanged", "Not compared"], summary), "", *note,
+                      "A removal is reported only when the newer snapshot covers the offer (its tier, statistic and "
+                      "region, and its GPU if the snapshot is partial) and no longer lists it. An offer whose name "
+                      "changed at the same provider, GPU, GPU count, tier, statistic and region is *renamed*. A "
+                      "marketplace median whose sample of listings changed is not a price move.", "",
                       "## Every added, removed or repriced offer", "",
                       "Before and after are per GPU-hour, in the provider's previous and current snapshot (dates "
                       "above).", "",
-                      table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %"],
-                            rows, sortable=True)]) + "\n"
+                      table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %",
+                             "Detail"], rows, sortable=True)]) + "\n"
 
 
 def coverage_page(con) -> str:
@@ -586,6 +662,10 @@ def home_page(con) -> str:
                              (select count(*) from core_price_offers), (select count(*) from core_models),
                              (select max(observed_on) from core_price_offers),
                              (select count(*) from core_spec_claims where claim_id like 'claim:%')""").fetchone()
+    cheapest = df(con, """select c.*, g.name from core_cheapest_offers as c join core_gpus as g using (gpu_id)
+                          order by g.best_16bit_tflops desc nulls last, g.name""")
+    cheap_rows = [[gpu_link(c.gpu_id, c.name), money(c.usd_per_gpu_hour, 3), esc(c.provider), esc(c.offering),
+                   age(c.observed_on)] for c in cheapest.itertuples()]
     picks = []
     for t in top.itertuples():
         what = f"Best {t.workload} GPU" if t.rank == 1 else f"Best {t.workload} value per $"
@@ -599,6 +679,10 @@ def home_page(con) -> str:
         f"{counts[5]} article claims checked.** Built {dt.date.today().isoformat()}; newest price snapshot "
         f"{counts[4]}.", "",
         "## Headline picks", "", *sorted(picks), "",
+        "## Cheapest current on-demand price per GPU", "",
+        f"The on-demand price every estimate and ranking uses: fresh (observed within "
+        f"{int(param(con, 'price_max_age_days'))} days) and comparable ([how it is chosen](prices.md#prices-used)).", "",
+        table(["GPU", "$/GPU-hour", "Provider", "Offering", "Observed"], cheap_rows, sortable=True), "",
         "See the [training](training.md) and [inference](inference.md) rankings, [cost per TFLOP](cost-per-tflop.md), "
         "[VRAM fit](vram-fit.md), [cloud prices](prices.md) and [what changed](changes.md).", "",
         chart("home-bubble", charts.bubble_compute_bandwidth(gpus)),

@@ -1,4 +1,5 @@
--- Every offer of every snapshot, priced per GPU-hour and mapped to a variant through the alias table.
+-- Every offer of every snapshot, priced per GPU-hour in USD and mapped to a variant through the alias
+-- table, with what its snapshot covers and what its price covers.
 with prices as (
     select
         collection as provider,
@@ -6,16 +7,42 @@ with prices as (
         gpu_name,
         cast(gpu_memory_gb as double) as gpu_memory_gb,
         cast(gpu_count as integer) as gpu_count,
-        cast(usd_per_hour as double) as usd_per_hour,
+        cast(usd_per_hour as double) as listed_usd_per_hour,
+        coalesce(currency, 'USD') as currency,
+        cast(amount_per_hour as double) as amount_per_hour,
+        cast(host_usd_per_hour as double) as host_usd_per_hour,
+        cast(sample_size as integer) as sample_size,
         pricing_tier,
         statistic,
         region,
         note,
         cast(snapshot_date as date) as observed_on,
+        snapshot_kind,
+        scope,
+        string_split(scope_gpus, ',') as scope_gpus,
+        string_split(scope_regions, ',') as scope_regions,
+        string_split(scope_tiers, ',') as scope_tiers,
+        price_basis,
+        billing,
+        min_commitment,
+        observed_date_known = 'true' as observed_date_known,
         source_id,
         source_file,
         cast(source_row as integer) as source_row
     from raw_prices
+),
+
+rates as (
+    select currency, cast(units_per_usd as double) as units_per_usd, cast(rate_date as date) as rate_date,
+        source_id as fx_source_id
+    from raw_fx_rates
+),
+
+converted as (
+    -- a price in another currency is converted at the latest dated rate on or before its observation
+    select p.*, r.units_per_usd as fx_units_per_usd, r.rate_date as fx_rate_date, r.fx_source_id
+    from prices as p
+    asof left join rates as r on p.currency = r.currency and p.observed_on >= r.rate_date
 ),
 
 aliases as (
@@ -32,12 +59,30 @@ mapped as (
     select distinct on (p.source_file, p.source_row)
         p.*,
         a.gpu_id
-    from prices as p
+    from converted as p
     left join aliases as a
         on a.provider = p.provider
         and a.gpu_name = p.gpu_name
         and (a.gpu_memory_gb is null or a.gpu_memory_gb = p.gpu_memory_gb)
     order by p.source_file, p.source_row, a.gpu_memory_gb nulls last
+),
+
+priced as (
+    select
+        *,
+        case
+            when currency = 'USD' then listed_usd_per_hour
+            when fx_units_per_usd is null then error(source_file || ' row ' || source_row
+                || ': currency ' || currency || ' has no exchange rate dated on or before ' || observed_on
+                || ' in sources/fx (rule: a price in another currency needs a dated, sourced rate)')
+            else amount_per_hour / fx_units_per_usd
+        end as usd_per_hour,
+        case
+            when scope_gpus is not null and not (list_contains(scope_gpus, gpu_id) or list_contains(scope_gpus, gpu_name))
+            then error(source_file || ' row ' || source_row || ': GPU ' || gpu_name
+                || ' is outside the GPUs its sidecar''s covers: lists (rule: a partial snapshot lists only what it covers)')
+        end as _scope_check
+    from mapped
 )
 
 select
@@ -48,7 +93,7 @@ select
     gpu_memory_gb,
     gpu_count,
     usd_per_hour,
-    -- instance price / GPUs in the instance
+    -- instance price / GPUs in the instance (the GPU part alone where the host is billed apart)
     usd_per_hour / gpu_count as usd_per_gpu_hour,
     pricing_tier,
     statistic,
@@ -57,6 +102,31 @@ select
     source_id,
     note,
     gpu_id is not null as mapped,
+    -- what the price covers: a whole instance, the GPU alone, or GPU and host billed apart
+    price_basis,
+    host_usd_per_hour,
+    -- the price a reader pays for a usable GPU-hour: GPU plus its host where the host is billed apart
+    case
+        when price_basis = 'whole_instance' then usd_per_hour / gpu_count
+        when price_basis = 'gpu_and_host' and host_usd_per_hour is not null
+            then (usd_per_hour + host_usd_per_hour) / gpu_count
+    end as comparable_usd_per_gpu_hour,
+    -- GPU-only prices without a published host price are kept out of cross-provider comparisons
+    price_basis = 'whole_instance' or host_usd_per_hour is not null as comparable,
+    currency,
+    coalesce(amount_per_hour, listed_usd_per_hour) as amount_per_hour,
+    fx_units_per_usd,
+    fx_rate_date,
+    fx_source_id,
+    sample_size,
+    billing,
+    min_commitment,
+    snapshot_kind,
+    observed_date_known,
+    scope,
+    scope_gpus,
+    scope_regions,
+    scope_tiers,
     source_file,
     source_row
-from mapped
+from priced

@@ -1,4 +1,4 @@
--- $ per dense TFLOP-hour, per current offer and precision (INT8 is operations, not FLOPs: excluded).
+-- $ per dense TFLOP-hour, per price pick and precision (INT8 is operations, not FLOPs: excluded).
 with precisions as (
     unpivot (
         select gpu_id, fp32_tflops as fp32, tf32_tflops as tf32, bf16_tflops as bf16,
@@ -11,6 +11,8 @@ with precisions as (
 
 select
     o.gpu_id,
+    o.pick,
+    o.term,
     o.provider,
     o.offering,
     o.pricing_tier,
@@ -21,6 +23,6 @@ select
     p.dense_tflops,
     o.usd_per_gpu_hour / p.dense_tflops as usd_per_tflop_hour,
     o.observed_on
-from core_price_offers as o
+from core_price_picks as o
 join precisions as p using (gpu_id)
-where p.dense_tflops is not null
+where p.dense_tflops is not null and o.usd_per_gpu_hour is not null

@@ -320,3 +320,61 @@ def test_seed_claims_cite_the_article_not_a_local_path(db):
     assert len(rows) >= 5
     assert [r for r in rows if not r[1].startswith("https://")] == []
     assert [r for r in rows if "unknown" in r[2]] == []
+
+
+def test_one_cheapest_h100_sxm_price_everywhere(built_site, db):
+    """The cheapest current on-demand H100 SXM price is one number on the home page, its GPU page, the Prices
+    page, inference_estimates, token_costs and `gpu-atlas fit`, all read from price_picks."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    gpu = "nvidia-h100-sxm-80gb"
+    price = db.execute("select usd_per_gpu_hour from price_picks where gpu_id = ? and pick = 'on-demand'", [gpu]).fetchone()[0]
+    assert price is not None
+    shown = f"${price:,.3f}"
+    estimates = {r[0] for r in db.execute("select distinct cheapest_usd_per_gpu_hour from inference_estimates where gpu_id = ?",
+                                          [gpu]).fetchall()}
+    assert estimates == {price}
+    tokens = {r[0] for r in db.execute("select distinct usd_per_gpu_hour from token_costs where gpu_id = ? and pick = 'on-demand'",
+                                       [gpu]).fetchall()}
+    assert tokens == {price}
+    ranked = {r[0] for r in db.execute("select distinct cheapest_usd_per_gpu_hour from rankings where gpu_id = ?", [gpu]).fetchall()}
+    assert ranked == {price}
+    site = built_site["site"]
+    for page in ("index.html", f"gpus/{gpu}/index.html", "prices/index.html"):
+        assert shown in (site / page).read_text(encoding="utf-8"), page
+    result = CliRunner().invoke(app, ["fit", "--model", "llama-3.1-8b", "--json"], env={"GPU_ATLAS_DB": str(built_site["db"])})
+    by_gpu = {g["gpu_id"]: g for g in json.loads(result.output)["gpus"]}
+    assert by_gpu[gpu]["cheapest_usd_per_gpu_hour"] == price
+
+
+def test_no_pick_rank_or_estimate_uses_a_stale_price(db):
+    max_age = db.execute("select value::double from parameters where name = 'price_max_age_days'").fetchone()[0]
+    assert db.execute("select count(*) from price_offers where stale").fetchone()[0] > 0  # stale prices are kept, shown
+    oldest = db.execute("select max(age_days) from price_picks where usd_per_gpu_hour is not null").fetchone()[0]
+    assert oldest <= max_age
+    # every price an estimate or ranking uses is a pick
+    assert db.execute("""select count(*) from inference_estimates as e
+                         where cheapest_usd_per_gpu_hour is not null and not exists (
+                             select 1 from price_picks as p where p.gpu_id = e.gpu_id and p.pick = 'on-demand'
+                                 and p.usd_per_gpu_hour = e.cheapest_usd_per_gpu_hour)""").fetchone()[0] == 0
+    assert db.execute("select max(current_date - observed_on) from token_costs").fetchone()[0] <= max_age
+    assert db.execute("select max(current_date - observed_on) from cost_per_tflop").fetchone()[0] <= max_age
+
+
+def test_a_gpu_only_price_never_enters_a_comparison(db):
+    """GCP bills the accelerator and the host VM apart: an offer without its host price is flagged and left out."""
+    rows = db.execute("""select comparable, host_usd_per_hour, comparable_usd_per_gpu_hour, usd_per_gpu_hour
+                         from price_offers where provider = 'gcp'""").fetchall()
+    assert rows
+    for comparable, host, comparable_price, gpu_price in rows:
+        if comparable:
+            assert comparable_price == pytest.approx(gpu_price + host / 1) or comparable_price > gpu_price
+        else:
+            assert comparable_price is None
+    assert db.execute("""select count(*) from price_picks as p join price_offers as o
+                         on o.provider = p.provider and o.offering = p.offering and o.region = p.region
+                         where not o.comparable""").fetchone()[0] == 0

@@ -44,7 +44,7 @@ def test_snapshot_is_a_valid_dated_source(tmp_path):
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     assert target == tmp_path / "prices" / "azure" / "2026-11-23" / "prices.csv"
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
-    assert problems == [] and len(frame) == 4 and records[0]["meta"]["kind"] == "price_api"
+    assert problems == [] and len(frame) == 4 and records[0]["meta"]["kind"] == "provider_api"
     with pytest.raises(fetch.FetchError, match="immutable"):
         fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
 

@@ -86,7 +86,7 @@ def test_snapshot_is_a_valid_dated_source(tmp_path):
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
     assert problems == [] and len(frame) == len(KEPT)
     meta = records[0]["meta"]
-    assert meta["kind"] == "price_api" and meta["url"] == CSV_URL and meta["publisher"] == "Amazon Web Services"
+    assert meta["kind"] == "provider_api" and meta["url"] == CSV_URL and meta["publisher"] == "Amazon Web Services"
     side = yaml.safe_load((target.parent / "prices.source.yml").read_text())
     assert side["published_on"] == dt.date(2025, 9, 12) and side["accessed_on"] == dt.date(2026, 11, 23)
     with pytest.raises(fetch.FetchError, match="immutable"):

@@ -1,0 +1,91 @@
+-- The one definition of "cheapest": per GPU and pick (on-demand list, spot/preemptible list, reserved list
+-- per commitment term, marketplace minimum, marketplace median), the offer whose price is used and why.
+-- Eligible: a current offer (core_price_offers) mapped to a variant, not stale (older than
+-- price_max_age_days), comparable across providers (whole instance, or GPU plus its published host
+-- price), and, for a median, taken over at least marketplace_min_sample listings. "From" prices
+-- (statistic minimum) of a provider's own list are never a list price. Every page, view, ranking,
+-- estimate and the command line read their prices from here (core_cheapest_offers: the on-demand pick).
+with offers as (
+    select
+        o.*,
+        case
+            when o.statistic = 'median' then 'marketplace median'
+            when o.statistic = 'minimum' and o.pricing_tier = 'on-demand' and o.snapshot_kind = 'price_tracker'
+                then 'marketplace minimum'
+            when o.statistic = 'minimum' then null  -- a provider's "from" price: the floor of a range, not an offer
+            when o.pricing_tier = 'on-demand' then 'on-demand'
+            when o.pricing_tier = 'spot' then 'spot'
+            when o.pricing_tier = 'reserved' then 'reserved'
+        end as pick,
+        case when o.pricing_tier = 'reserved' then coalesce(
+            o.min_commitment,
+            nullif(lower(regexp_extract(o.note, '(\d+)[ -]?(yr|year|month)', 0)), ''),
+            'term not stated') end as term
+    from core_price_offers as o
+    where o.gpu_id is not null
+),
+
+judged as (
+    select
+        *,
+        case
+            when pick is null then 'a provider''s "from" price: not an offer at that price'
+            when stale then 'stale (observed more than ' || param('price_max_age_days')::integer || ' days ago)'
+            when not comparable then 'GPU-only price: the host is billed apart and its price is not published'
+            when pick = 'marketplace median' and coalesce(sample_size, 0) < param('marketplace_min_sample')
+                then 'median over fewer than ' || param('marketplace_min_sample')::integer || ' listings'
+        end as left_out_because
+    from offers
+),
+
+eligible as (
+    select * from judged where left_out_because is null
+),
+
+ranked as (
+    select
+        *,
+        row_number() over (partition by gpu_id, pick, term
+                           order by comparable_usd_per_gpu_hour, provider, offering, region) as position,
+        count(*) over (partition by gpu_id, pick, term) as candidates
+    from eligible
+),
+
+left_out as (
+    select gpu_id, pick, term, count(*) as left_out,
+        string_agg(distinct left_out_because, '; ' order by left_out_because) as left_out_reasons
+    from judged where left_out_because is not null and pick is not null
+    group by all
+),
+
+picked as (
+    select * from ranked where position = 1
+)
+
+-- a GPU and pick with no eligible price still gets a row saying why no price is used
+select
+    coalesce(r.gpu_id, l.gpu_id) as gpu_id,
+    coalesce(r.pick, l.pick) as pick,
+    coalesce(r.term, l.term) as term,
+    r.comparable_usd_per_gpu_hour as usd_per_gpu_hour,
+    r.provider,
+    r.offering,
+    r.pricing_tier,
+    r.statistic,
+    r.region,
+    r.gpu_count,
+    r.price_basis,
+    r.currency,
+    r.amount_per_hour,
+    r.sample_size,
+    r.observed_on,
+    r.source_id,
+    coalesce(r.candidates, 0) as candidates,
+    coalesce(l.left_out, 0) as left_out,
+    case when r.gpu_id is null then 'no price used'
+        else 'cheapest of ' || r.candidates || ' current ' || r.pick || ' price' || case when r.candidates > 1 then 's' else '' end
+            || case when r.price_basis = 'gpu_and_host' then ' (GPU plus its host VM)' else '' end
+    end || coalesce('; left out: ' || l.left_out || ' (' || l.left_out_reasons || ')', '') as why
+from picked as r
+full outer join left_out as l
+    on l.gpu_id = r.gpu_id and l.pick = r.pick and l.term is not distinct from r.term
