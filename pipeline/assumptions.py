@@ -62,6 +62,8 @@ RULES: dict[str, Rule] = {
     "allreduce_latency_us_nvlink": _n(0, 1000), "allreduce_latency_us_pcie": _n(0, 1000),
     "pcie_gbs": _n(1, 1000),
     "finetune_tokens": _n(1e3, 1e15), "pretrain_tokens_per_param": _n(1, 10_000),
+    # prices
+    "price_max_age_days": _n(1, 3650, True), "marketplace_min_sample": _n(1, 10_000, True),
     # ownership
     "server_price_usd": _n(1_000, 10_000_000), "server_gpus": _n(1, 72, True), "amortisation_years": _n(0.5, 20),
     "server_power_kw": _n(0.1, 200), "electricity_usd_per_kwh": _n(0.0, 2.0), "pue": _n(1.0, 3.0),
