@@ -133,8 +133,9 @@ def _model_consistent(df: pd.DataFrame) -> pd.Series:
         ok &= ~mla | df[col].notna()
     moe = num("num_experts").fillna(0) > 1
     ok &= ~moe | (num("experts_per_token").notna() & (num("experts_per_token") <= num("num_experts"))
-                  & df["published_active_params_b"].notna())
+                  & (df["published_active_params_b"].notna() | df["params_note"].notna()))
     ok &= df["sliding_window"].isna() | df["full_attention_layers"].notna()
+    ok &= df["published_params_b"].notna() | df["params_note"].notna()  # no published count: say why
     return ok
 
 
@@ -365,7 +366,7 @@ def models_schema() -> pa.DataFrameSchema:
             "linear_bias": flag(),
             "norm_kind": _col(str, pa.Check.isin(["rmsnorm", "layernorm"])),
             "norms_per_layer": pos_int(),
-            "published_params_b": _col(float, pa.Check.in_range(0.01, 5_000)),
+            "published_params_b": _col(float, pa.Check.in_range(0.01, 5_000), nullable=True),
             "published_active_params_b": _col(float, pa.Check.gt(0), nullable=True),
             "params_note": _col(str, nullable=True),
             "document_id": _col(str),
@@ -374,7 +375,7 @@ def models_schema() -> pa.DataFrameSchema:
         checks=[pa.Check(_model_consistent, error="inconsistent model shape: kv_heads must divide the heads; "
                          "MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; MoE needs "
                          "experts_per_token <= num_experts and a published active count; a sliding window needs "
-                         "full_attention_layers")],
+                         "full_attention_layers; a model without a published count needs a params_note")],
         name="models",
     )
 

@@ -43,6 +43,8 @@ def database(rows) -> duckdb.DuckDBPyConnection:
                        cast(scope_tiers as varchar[]) as scope_tiers, cast(sample_size as integer) as sample_size,
                        cast(host_usd_per_hour as double) as host_usd_per_hour, cast(min_commitment as varchar) as min_commitment, cast(billing as varchar) as billing)
                    from core_price_history""")
+    # every snapshot of the fixture lists offers (no declared withdrawal)
+    con.execute("create table core_sources (snapshot_id varchar, rows integer)")
     for table in ("out_price_changes", "core_price_offers", "core_price_picks"):
         create_table_from_sql(con, table)
     return con
