@@ -17,7 +17,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .db import create_table_from_sql, path_literal
+from .db import create_table_from_sql, path_literal, sql_text
 from .steps import define_macros
 
 STAGES = [("ingest", lambda k: k.startswith("raw_") and not k.endswith("_schema") or k == "core_sources"),
@@ -234,6 +234,15 @@ def bench_fit(source_db: Path, factor: int = 10) -> None:
           f"in DuckDB ({rows / seconds / 1e6:.1f} M rows/s), inference and training")
     inference_rows, inference_fits = con.execute(
         "select count(*), count(*) filter (where fits) from out_vram_fit_detail where workload = 'inference'").fetchone()
+    # the same inference-fit answer NumPy gives (counts, nothing written): the SQL streamed into an aggregate
+    started = time.perf_counter()
+    streamed = con.execute(f"""select count(*), count(*) filter (where f.fits)
+                               from ({sql_text('out_vram_fit')}) as f
+                               join out_memory_requirements as r using (scenario_id)
+                               where r.workload = 'inference'""").fetchone()
+    stream_seconds = time.perf_counter() - started
+    print(f"DuckDB, the same SQL streamed into the inference counts (no table written): {streamed[0]:,} rows "
+          f"({streamed[1]:,} fit) in {stream_seconds:.2f} s")
     models, formats, gpus, params = _inference_inputs(con)
     started = time.perf_counter()
     np_rows, np_fits = numpy_inference_fit(models, formats, gpus, params)
@@ -246,9 +255,9 @@ def bench_fit(source_db: Path, factor: int = 10) -> None:
     rate = sample / py_seconds
     print(f"row-by-row pandas/Python, same inference formulas: {sample:,} rows in {py_seconds:.2f} s "
           f"({rate / 1e6:.2f} M rows/s) -> {inference_rows:,} inference rows would take ~{inference_rows / rate:.0f} s")
-    print(f"ratios for the inference rows: DuckDB whole table (inference + training) {seconds:.2f} s vs NumPy "
-          f"{np_seconds:.2f} s ({np_seconds / seconds:.1f}x) vs row-by-row ~{inference_rows / rate:.0f} s "
-          f"({(inference_rows / rate) / seconds:.0f}x)")
+    print(f"ratios on the inference counts: DuckDB streamed {stream_seconds:.2f} s; NumPy {np_seconds:.2f} s "
+          f"(DuckDB takes {stream_seconds / np_seconds:.1f}x NumPy's time); row-by-row ~{inference_rows / rate:.0f} s "
+          f"({(inference_rows / rate) / stream_seconds:.0f}x DuckDB's time)")
     con.close()
 
 

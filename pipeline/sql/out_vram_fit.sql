@@ -12,79 +12,77 @@ with g as (
     where memory_gb is not null
 ),
 
-counts as (
-    select unnest(param_list('gpu_counts'))::integer as gpu_count
-),
-
+-- per scenario: what one GPU of a d-GPU deployment holds is sharded + replicated / d + fixed
 r as (
     select
-        r.scenario_id, r.workload, r.weights_gb, r.kv_cache_gb, r.gradients_gb, r.optimizer_gb, r.activations_gb,
-        m.attention_heads, m.kv_heads, m.attention_kind,
+        r.scenario_id,
+        r.workload = 'inference' as serving,
+        m.attention_heads,
+        m.kv_heads,
+        m.attention_kind = 'mla' as mla,
         1 + param('runtime_overhead_fraction') as grow,
         param('runtime_overhead_gb') as fixed_gb,
-        param('gpus_per_node')::integer as node
+        param('gpus_per_node')::integer as node,
+        case when r.workload = 'inference' then r.weights_gb
+             else r.weights_gb + r.gradients_gb + r.optimizer_gb end as sharded_gb,
+        r.kv_cache_gb,
+        r.activations_gb,
+        list_sort(param_list('gpu_counts')::integer[]) as counts
     from out_memory_requirements as r
     join core_models as m using (model_id)
 ),
 
-per_count as (
+-- per scenario and GPU: the smallest valid count that fits (one node), else the nodes needed
+needed as (
     select
         r.*,
         g.gpu_id,
         g.usable_gb_per_gpu,
         g.has_gpu_link,
-        c.gpu_count,
-        r.workload <> 'inference' or r.attention_heads % c.gpu_count = 0 as valid_degree,
+        list_min(list_filter(r.counts, d ->
+            (not r.serving or r.attention_heads % d = 0)
+            and r.fixed_gb + r.grow * (
+                case when r.serving
+                     then (r.sharded_gb + r.kv_cache_gb * case when r.mla then d else ceil(r.kv_heads / d) * d / r.kv_heads end) / d
+                     else r.sharded_gb / d + r.activations_gb end) <= g.usable_gb_per_gpu)) as in_node,
         case
-            when r.workload <> 'inference' then 1.0
-            when r.attention_kind = 'mla' then c.gpu_count
-            else ceil(r.kv_heads / c.gpu_count) * c.gpu_count / r.kv_heads
+            when r.serving and r.attention_heads % r.node = 0 then
+                ceil(r.grow * (r.sharded_gb + r.kv_cache_gb * case when r.mla then r.node
+                                                                   else ceil(r.kv_heads / r.node) * r.node / r.kv_heads end)
+                     / (r.node * (g.usable_gb_per_gpu - r.fixed_gb)))
+            when not r.serving and g.usable_gb_per_gpu - r.fixed_gb - r.grow * r.activations_gb > 0 then
+                ceil(r.grow * r.sharded_gb / (r.node * (g.usable_gb_per_gpu - r.fixed_gb - r.grow * r.activations_gb)))
+        end as nodes_beyond
+    from r cross join g
+),
+
+per_count as (
+    select
+        n.*,
+        c.gpu_count,
+        not n.serving or n.attention_heads % c.gpu_count = 0 as valid_degree,
+        case
+            when not n.serving then 1.0
+            when n.mla then c.gpu_count
+            else ceil(n.kv_heads / c.gpu_count) * c.gpu_count / n.kv_heads
         end as kv_replication
-    from r cross join g cross join counts as c
-),
-
-sized as (
-    select
-        *,
-        fixed_gb + grow * case when workload = 'inference'
-            then (weights_gb + kv_cache_gb * kv_replication) / gpu_count
-            else (weights_gb + gradients_gb + optimizer_gb) / gpu_count + activations_gb
-        end as per_gpu_required_gb
-    from per_count
-),
-
-needed as (
-    select
-        scenario_id,
-        gpu_id,
-        min(gpu_count) filter (where valid_degree and per_gpu_required_gb <= usable_gb_per_gpu) as in_node,
-        -- more than one node: nodes of `node` GPUs, each a pipeline stage (serving) or FSDP shard group (training)
-        any_value(case
-            when workload = 'inference' and attention_heads % node = 0 then
-                ceil(grow * (weights_gb + kv_cache_gb * case when attention_kind = 'mla' then node
-                                                              else ceil(kv_heads / node) * node / kv_heads end)
-                     / (node * (usable_gb_per_gpu - fixed_gb)))
-            when workload = 'training' and usable_gb_per_gpu - fixed_gb - grow * activations_gb > 0 then
-                ceil(grow * (weights_gb + gradients_gb + optimizer_gb)
-                     / (node * (usable_gb_per_gpu - fixed_gb - grow * activations_gb)))
-        end) as nodes_beyond,
-        any_value(node) as node
-    from sized
-    group by all
+    from needed as n
+    cross join (select unnest(param_list('gpu_counts'))::integer as gpu_count) as c
 )
 
 select
-    s.scenario_id,
-    s.gpu_id,
-    s.gpu_count,
-    s.usable_gb_per_gpu,
-    s.per_gpu_required_gb,
-    s.kv_replication,
-    s.valid_degree,
-    cast(coalesce(n.in_node, n.node * n.nodes_beyond) as integer) as gpus_needed,
-    cast(case when n.in_node is not null then 1 else n.nodes_beyond end as integer) as nodes_needed,
-    s.valid_degree and s.per_gpu_required_gb <= s.usable_gb_per_gpu as fits,
-    coalesce(n.in_node = 1, false) as fits_one_gpu,
-    case when s.gpu_count > 1 then s.has_gpu_link end as multi_gpu_has_link
-from sized as s
-join needed as n using (scenario_id, gpu_id)
+    scenario_id,
+    gpu_id,
+    gpu_count,
+    usable_gb_per_gpu,
+    fixed_gb + grow * case when serving then (sharded_gb + kv_cache_gb * kv_replication) / gpu_count
+                           else sharded_gb / gpu_count + activations_gb end as per_gpu_required_gb,
+    kv_replication,
+    valid_degree,
+    cast(coalesce(in_node, node * nodes_beyond) as integer) as gpus_needed,
+    cast(case when in_node is not null then 1 else nodes_beyond end as integer) as nodes_needed,
+    valid_degree and fixed_gb + grow * case when serving then (sharded_gb + kv_cache_gb * kv_replication) / gpu_count
+                                            else sharded_gb / gpu_count + activations_gb end <= usable_gb_per_gpu as fits,
+    coalesce(in_node = 1, false) as fits_one_gpu,
+    case when gpu_count > 1 then has_gpu_link end as multi_gpu_has_link
+from per_count
