@@ -70,14 +70,14 @@ def measured_page(con: duckdb.DuckDBPyConnection) -> str:
         "## How well the expectation ranks GPUs", "",
         "Single-GPU, batch-1 decode; each GPU's expectation uses only the *other* GPUs' measurements "
         "(leave-one-GPU-out), so a GPU never calibrates itself.", "",
-        table(["Model", "Format", "GPUs", "Spearman ρ (expected vs measured)", "Median |expected ÷ measured − 1|"],
+        table(["Model", "Format", "GPUs", "Spearman ρ (expected vs measured)", "Median error (expected ÷ measured − 1, absolute)"],
               acc_rows), "",
         "## Decode efficiency by architecture", "",
         "What the expectations use: the median of measured ÷ bound over an architecture's single-GPU measurements "
         "(the `decode_calibration` view).", "",
         table(["Architecture", "Efficiency", "From", "GPUs measured", "Measurements"], crow), "",
         "## Calibration error by GPU family", "",
-        table(["Architecture", "Measurements", "GPUs", "Median measured ÷ bound", "Highest", "Median |error|"], frow), "",
+        table(["Architecture", "Measurements", "GPUs", "Median measured ÷ bound", "Highest", "Median absolute error"], frow), "",
         "## Every measurement", "",
         "Layer split (llama.cpp's default across GPUs) makes GPUs take turns, so its bound is one GPU's bandwidth; "
         "a tensor split reads on all GPUs at once. All rows are in the `measured_vs_estimate` view.", "",

@@ -254,23 +254,30 @@ def models_page(con) -> str:
                         left join core_sources as s using (source_id)
                         left join core_sources as p on p.source_id = m.params_source_id
                         order by params_b, model_id""")
-    rows = [[esc(m.name), esc(m.developer), num(m.params_b), num(m.published_params_b),
-             f"{m.params_deviation:+.2%}", num(m.active_params_b),
-             num(m.embedding_params_b), num(m.head_params_b), num(m.attention_params_b),
-             num(m.mlp_params_b + m.expert_params_b), esc(m.attention_kind), num(m.layers), num(m.hidden_size),
-             num(m.attention_heads), num(m.kv_heads), num(m.head_dim), num(m.vocab_size), num(m.max_context),
-             num(m.sliding_window), num(m.kv_lora_rank),
-             f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
-             url_link("config", m.url) + " · " + url_link("card", m.params_url), esc(m.params_note)]
-            for m in models.itertuples()]
+    noted = [m for m in models.itertuples() if isinstance(m.params_note, str)]
+    mark = {m.model_id: f" [{i}]" for i, m in enumerate(noted, start=1)}
+    counts = [[esc(m.name) + mark.get(m.model_id, ""), num(m.params_b), num(m.published_params_b),
+               "–" if pd.isna(m.params_deviation) else f"{m.params_deviation:+.2%}", num(m.active_params_b),
+               num(m.embedding_params_b), num(m.head_params_b), num(m.attention_params_b),
+               num(m.mlp_params_b + m.expert_params_b), url_link("card", m.params_url)] for m in models.itertuples()]
+    shape = [[esc(m.name), esc(m.attention_kind), num(m.layers), num(m.hidden_size), num(m.attention_heads),
+              num(m.kv_heads), num(m.head_dim), num(m.vocab_size), num(m.max_context), num(m.sliding_window),
+              num(m.kv_lora_rank),
+              f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
+              url_link("config", m.url)] for m in models.itertuples()]
+    notes = [f"{i}. **{esc(m.name)}**: {esc(m.params_note)}" for i, m in enumerate(noted, start=1)]
     return "\n".join(["# Models", "", f"{len(models)} LLMs. Parameter counts are **computed from each official "
                       "config** by component (embeddings, output head, attention, MLP or experts, norms) and checked "
                       "against the count the model card publishes: a difference above 0.5% stops the build unless "
-                      "the model carries an explanation. Billions throughout.", "",
-                      table(["Model", "Developer", "Params", "Published", "Difference", "Active", "Embeddings", "Head",
-                             "Attention", "MLP / experts", "Attention kind", "Layers", "Hidden", "Heads", "KV heads",
-                             "Head dim", "Vocabulary", "Max context", "Window", "MLA latent", "Experts (total/active)",
-                             "Sources", "Note"], rows, sortable=True)]) + "\n"
+                      "the model carries an explanation (numbered below). Billions throughout.", "",
+                      "## Parameter counts", "",
+                      table(["Model", "Params", "Published", "Difference", "Active", "Embeddings", "Head",
+                             "Attention", "MLP / experts", "Card"], counts, sortable=True), "",
+                      "## Why some counts differ from the card", "", *notes, "",
+                      "## Architecture (official config.json)", "",
+                      table(["Model", "Attention", "Layers", "Hidden", "Heads", "KV heads", "Head dim", "Vocabulary",
+                             "Max context", "Window", "MLA latent", "Experts (total/active)", "Config"],
+                            shape, sortable=True)]) + "\n"
 
 
 # ----------------------------------------------------------------------------- estimates
