@@ -126,7 +126,8 @@ def measurements_within_bounds(database: DuckDBResource) -> dg.AssetCheckResult:
 def training_estimates_complete(database: DuckDBResource) -> dg.AssetCheckResult:
     with database.get_connection() as con:
         bad = con.execute("""select count(*) from out_training_estimates
-                             where (cheapest_usd_per_gpu_hour is not null and finetune_usd is null)
+                             where (cheapest_usd_per_gpu_hour is not null and gpus_needed is not null
+                                    and finetune_usd is null)
                                 or (gpus_needed is not null and finetune_hours is null)""").fetchone()[0]
     return dg.AssetCheckResult(passed=bad == 0, metadata={
         "rows_with_missing_derived_values": bad,

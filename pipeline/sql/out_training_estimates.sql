@@ -37,8 +37,11 @@ select
     param('finetune_tokens') / (gpus_needed * best_16bit_tflops * 1e12 * param('training_mfu')
         / (flops_per_param_token * active_params_b * 1e9)) / 3600 as finetune_hours,
     usd_per_gpu_hour as cheapest_usd_per_gpu_hour,
-    param('finetune_tokens') * flops_per_param_token * active_params_b * 1e9
-        / (best_16bit_tflops * 1e12 * param('training_mfu')) / 3600 * usd_per_gpu_hour as finetune_usd,
+    -- GPU-hours x price, for a deployment that exists (no GPU count fits: no time, no cost)
+    case when gpus_needed is not null then
+        param('finetune_tokens') * flops_per_param_token * active_params_b * 1e9
+            / (best_16bit_tflops * 1e12 * param('training_mfu')) / 3600 * usd_per_gpu_hour
+    end as finetune_usd,
     -- pretraining on tokens_per_param x N tokens at 6N FLOPs per token, in GPU-hours
     case when method = 'full' then
         param('pretrain_tokens_per_param') * params_b * 1e9 * 6 * active_params_b * 1e9

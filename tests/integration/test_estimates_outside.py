@@ -102,8 +102,12 @@ def test_speed_rises_as_weights_shrink(db):
 
 def test_finetune_time_and_cost_wherever_a_price_exists(db):
     missing = db.execute("""select count(*) from training_estimates
-                            where cheapest_usd_per_gpu_hour is not null and finetune_usd is null""").fetchone()[0]
+                            where cheapest_usd_per_gpu_hour is not null and gpus_needed is not null
+                              and finetune_usd is null""").fetchone()[0]
     assert missing == 0
+    # a fine-tune no deployment can hold has neither time nor cost
+    assert db.execute("select count(*) from training_estimates where gpus_needed is null and "
+                      "(finetune_usd is not null or finetune_hours is not null)").fetchone()[0] == 0
     assert db.execute("select count(*) from training_estimates where finetune_usd > 0").fetchone()[0] > 50
     # LoRA with full recomputation repeats the forward pass: 6N FLOPs per token, like a full fine-tune
     flops = dict(db.execute("select method, any_value(flops_per_param_token) from training_estimates group by 1").fetchall())
