@@ -43,7 +43,8 @@ def measured_page(con: duckdb.DuckDBPyConnection) -> str:
         select b.*, s.url, s.title
         from out_measurement_bounds as b left join core_sources as s using (source_id)
         order by b.model_id, b.format, b.gpu_count, b.measured_tokens_per_s desc, b.gpu_id, b.source_id""")
-    checks = [("llama-2-7b", "q4_0"), ("llama-3-8b", "q4_k_m"), ("llama-3-8b", "bf16")]
+    checks = [("llama-2-7b", "q4_0"), ("llama-2-7b", "bf16"), ("llama-3-8b", "q4_k_m"), ("llama-3-8b", "bf16"),
+              ("llama-3-70b", "q4_k_m"), ("llama-3.1-8b", "q4_k_m")]
     acc_rows = []
     for model_id, fmt in checks:
         a = accuracy(con, model_id, fmt)
@@ -51,7 +52,9 @@ def measured_page(con: duckdb.DuckDBPyConnection) -> str:
                          "–" if a["spearman"] is None else f"{a['spearman']:.2f}",
                          "–" if a["median_abs_error"] is None else f"{a['median_abs_error']:.0%}"])
     crow = [[esc(c.architecture), f"{c.decode_efficiency:.0%}" if pd.notna(c.decode_efficiency) else "–",
-             esc(c.calibration_scope), num(c.gpus_measured), num(c.measurements)] for c in calib.itertuples()]
+             num(c.overhead_us_per_layer), esc(c.calibration_scope), num(c.gpus_measured), num(c.measurements),
+             "–" if pd.isna(c.median_measured_share_of_bound) else f"{c.median_measured_share_of_bound:.0%}"]
+            for c in calib.itertuples()]
     frow = [[esc(f.architecture), num(f.n), num(f.gpus), f"{f.share:.0%}", f"{f.max_share:.0%}",
              "–" if pd.isna(f.err) else f"{f.err:.0%}"] for f in by_family.itertuples()]
     drow = [[esc(d.model_id), esc(d.format), link(d.gpu_name, f"gpus/{d.gpu_id}.md"), num(d.gpu_count),
@@ -64,18 +67,24 @@ def measured_page(con: duckdb.DuckDBPyConnection) -> str:
         "# Measured against estimated", "",
         f"**{n} published measurements on {gpus} GPUs from {pubs} publications; {above} above their bound** "
         f"(the highest reaches {top:.0%} of it). Every decode speed GPU Atlas shows is a *bound* (100% of peak "
-        "memory bandwidth over the bytes a step reads: nothing can beat it) and an *expectation* (the bound times "
-        "the efficiency measured on the GPU's architecture). A measured figure more than 2% above its bound stops "
+        "memory bandwidth over the bytes a step reads: nothing can beat it) and an *expectation* (the bound's time "
+        "scaled and offset by a line fitted on published measurements of the GPU's architecture). A measured figure more than 2% above its bound stops "
         "the build. How the numbers are made: [Methodology](methodology.md).", "",
         "## How well the expectation ranks GPUs", "",
         "Single-GPU, batch-1 decode; each GPU's expectation uses only the *other* GPUs' measurements "
-        "(leave-one-GPU-out), so a GPU never calibrates itself.", "",
+        "(leave-one-GPU-out), so a GPU never calibrates itself. Llama 3.1 8B's figures are LocalScore's "
+        "community runs (llamafile), each the best of runs on unknown hosts: they rank GPUs poorly against any "
+        "bandwidth model and are shown as they are.", "",
         table(["Model", "Format", "GPUs", "Spearman ρ (expected vs measured)", "Median error (expected ÷ measured − 1, absolute)"],
               acc_rows), "",
-        "## Decode efficiency by architecture", "",
-        "What the expectations use: the median of measured ÷ bound over an architecture's single-GPU measurements "
-        "(the `decode_calibration` view).", "",
-        table(["Architecture", "Efficiency", "From", "GPUs measured", "Measurements"], crow), "",
+        "## Decode calibration by architecture", "",
+        "What the expectations use (the `decode_calibration` view): measured time per token and layer = slope × "
+        "the bound's time + a fixed overhead per layer, a least-squares line over the architecture's single-GPU "
+        "llama.cpp measurements. Streaming efficiency is 1 ÷ slope; the overhead is what every token pays per "
+        "layer whatever the GPU's bandwidth (kernel launches, synchronisation), which is why fast GPUs reach a "
+        "smaller share of their bound on small models.", "",
+        table(["Architecture", "Streaming efficiency", "Overhead per layer (µs)", "From", "GPUs measured",
+               "Measurements", "Median measured ÷ bound"], crow), "",
         "## Calibration error by GPU family", "",
         table(["Architecture", "Measurements", "GPUs", "Median measured ÷ bound", "Highest", "Median absolute error"], frow), "",
         "## Every measurement", "",

@@ -388,9 +388,12 @@ def methodology_page(con) -> str:
         "the input embedding table, the active experts, the KV cache). A serving batch of B sequences reads the "
         "shared weights once, E·(1 − (1 − k/E)^B) distinct experts per MoE layer and B caches, and is capped by 100% "
         "of dense compute (FP8 only where the GPU has FP8 units).",
-        "- **Expected** = the bound's memory time ÷ the decode efficiency measured on the GPU's architecture "
+        "- **Expected**: time per token = slope × the bound's memory time + a fixed overhead per layer × layers, "
+        "the line fitted by least squares on published single-GPU llama.cpp measurements of the GPU's architecture "
         "([Measured against estimated](measured.md)), plus two all-reduces per layer and token across "
-        "tensor-parallel GPUs (PCIe-only GPUs pay more), compute at the prefill utilisation.",
+        "tensor-parallel GPUs (PCIe-only GPUs pay more); a batch step is also held to compute at the prefill "
+        "utilisation. Serving engines with CUDA graphs and fused kernels pay less overhead than llama.cpp did, so "
+        "for them the expectation is conservative; the bound is not.",
         "- Prefill tokens/s: bound = GPUs × dense TFLOPS ÷ (2 × active parameters); expected at the prefill utilisation.",
         "- Training tokens/s per GPU = dense BF16 TFLOPS × MFU ÷ (F × active parameters), F = 6 for a full fine-tune, "
         "4 for LoRA/QLoRA (no weight gradients), + 2 when full recomputation repeats the forward pass.",

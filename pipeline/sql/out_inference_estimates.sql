@@ -4,9 +4,9 @@
 -- Bound: 100% of peak memory bandwidth over the bytes a decode step reads (weights but the input
 -- embedding table, for MoE the distinct experts the batch touches, the KV cache), and 100% of dense
 -- peak compute; never beaten by a measurement (checked in out_measurement_bounds).
--- Expected: the bound's memory time divided by the decode efficiency calibrated on published
--- measurements (out_decode_calibration), compute at prefill_mfu, plus two all-reduces per layer and
--- token across tensor-parallel GPUs.
+-- Expected: the bound's memory time times the slope calibrated on published measurements, plus the
+-- fixed overhead per layer (out_decode_calibration); compute at prefill_mfu; plus two all-reduces per
+-- layer and token across tensor-parallel GPUs. Never faster than the bound.
 with fit as (
     select model_id, gpu_id, precision, batch_size, context_tokens, gpus_needed, kv_cache_gb
     from out_vram_fit_detail
@@ -41,6 +41,8 @@ est as (
              else '16-bit' end as compute_mode,
         case when s.precision = 'fp8' and g.fp8_tflops is not null then g.fp8_tflops
              else g.best_16bit_tflops end as compute_tflops,
+        c.slope,
+        c.overhead_us_per_layer,
         c.decode_efficiency,
         c.calibration_scope,
         param('serving_batch') as serving_batch,
@@ -102,11 +104,13 @@ select
     has_gpu_link,
     -- one sequence
     1 / t1_mem_s as decode_tokens_per_s,
-    1 / (t1_mem_s / decode_efficiency + t1_comm_s) as decode_expected_tokens_per_s,
+    1 / (greatest(t1_mem_s, t1_mem_s * slope + layers * overhead_us_per_layer / 1e6) + t1_comm_s)
+        as decode_expected_tokens_per_s,
     -- the serving batch
     cast(serving_batch as integer) as batch_size,
     serving_batch / greatest(tb_mem_s, coalesce(tb_compute_s, 0)) as batch_decode_tokens_per_s,
-    serving_batch / (greatest(tb_mem_s / decode_efficiency, coalesce(tb_compute_s / param('prefill_mfu'), 0)) + tb_comm_s)
+    serving_batch / (greatest(tb_mem_s, tb_mem_s * slope + layers * overhead_us_per_layer / 1e6,
+                              coalesce(tb_compute_s / param('prefill_mfu'), 0)) + tb_comm_s)
         as batch_decode_expected_tokens_per_s,
     experts_touched_per_layer,
     gpus * compute_tflops * 1e12 / (2 * active_params_b * 1e9) as prefill_tokens_per_s,
@@ -117,12 +121,14 @@ select
     gpus * c.usd_per_gpu_hour as usd_per_hour,
     -- $ per million output tokens = $/hour / (tokens/s x 3600) x 10^6, at the expected batch speed
     gpus * c.usd_per_gpu_hour
-        / (serving_batch / (greatest(tb_mem_s / decode_efficiency, coalesce(tb_compute_s / param('prefill_mfu'), 0)) + tb_comm_s)
+        / (serving_batch / (greatest(tb_mem_s, tb_mem_s * slope + layers * overhead_us_per_layer / 1e6,
+                                     coalesce(tb_compute_s / param('prefill_mfu'), 0)) + tb_comm_s)
            * 3600) * 1e6 as usd_per_million_tokens,
     -- the floor: the same at the bound
     gpus * c.usd_per_gpu_hour / (serving_batch / greatest(tb_mem_s, coalesce(tb_compute_s, 0)) * 3600) * 1e6
         as usd_per_million_tokens_at_bound,
     decode_efficiency,
+    overhead_us_per_layer,
     calibration_scope,
     param('prefill_mfu') as prefill_utilisation
 from timed

@@ -1,5 +1,5 @@
 -- Every measured decode speed next to the bound GPU Atlas computes for the same model, format, GPU
--- and deployment, and the expectation calibrated on the other GPUs' measurements.
+-- and deployment, and the expectation calibrated on the other GPUs' measurements (leave one GPU out).
 -- Bound: one decode step reads the weights except the input embedding table (for MoE the experts the
 -- batch touches) and the KV cache at the measurement's mean context, at 100% of peak bandwidth, over
 -- the GPUs that read in parallel: all of them in a tensor or row split, one at a time in a layer or
@@ -16,6 +16,7 @@ with meas as (
         m.num_experts,
         m.experts_per_token,
         m.is_moe,
+        m.layers,
         -- KV bytes per token of context, BF16 cache
         case when m.attention_kind = 'mla' then m.layers * (m.kv_lora_rank + m.qk_rope_head_dim)
              else 2 * m.layers * m.kv_heads * m.head_dim end * param('bytes_bf16') / 1e9 as kv_gb_per_token,
@@ -44,53 +45,75 @@ bounded as (
 ),
 
 ratios as (
-    select *, value / bound_tokens_per_s as measured_share_of_bound from bounded
+    select
+        *,
+        value / bound_tokens_per_s as measured_share_of_bound,
+        -- seconds per token and layer: measured, and at the bound
+        1 / (value * layers) as measured_s_per_layer,
+        1 / (bound_tokens_per_s * layers) as bound_s_per_layer
+    from bounded
 ),
 
--- leave-one-GPU-out: the efficiency of this GPU's architecture measured on the other GPUs, else of all others
+-- leave-one-GPU-out: time per token and layer = slope x the bound's + a fixed overhead, fitted on the other
+-- GPUs of this architecture with this engine (at least min_calibration_points GPUs), else on all other GPUs
 loo as (
     select
         r.measurement_id,
-        (select median(o.measured_share_of_bound) from ratios as o
-          where o.architecture = r.architecture and o.gpu_id <> r.gpu_id and o.engine = r.engine) as arch_efficiency,
         (select count(distinct o.gpu_id) from ratios as o
-          where o.architecture = r.architecture and o.gpu_id <> r.gpu_id and o.engine = r.engine) as arch_gpus,
-        (select median(o.measured_share_of_bound) from ratios as o
-          where o.gpu_id <> r.gpu_id and o.engine = r.engine) as engine_efficiency
+          where o.architecture = r.architecture and o.gpu_id <> r.gpu_id and o.engine = r.engine
+            and o.gpu_count = 1) as arch_gpus,
+        (select regr_slope(o.measured_s_per_layer, o.bound_s_per_layer) from ratios as o
+          where o.architecture = r.architecture and o.gpu_id <> r.gpu_id and o.engine = r.engine
+            and o.gpu_count = 1) as arch_slope,
+        (select regr_intercept(o.measured_s_per_layer, o.bound_s_per_layer) from ratios as o
+          where o.architecture = r.architecture and o.gpu_id <> r.gpu_id and o.engine = r.engine
+            and o.gpu_count = 1) as arch_intercept,
+        (select regr_slope(o.measured_s_per_layer, o.bound_s_per_layer) from ratios as o
+          where o.gpu_id <> r.gpu_id and o.engine = r.engine and o.gpu_count = 1) as engine_slope,
+        (select regr_intercept(o.measured_s_per_layer, o.bound_s_per_layer) from ratios as o
+          where o.gpu_id <> r.gpu_id and o.engine = r.engine and o.gpu_count = 1) as engine_intercept
     from ratios as r
+),
+
+fitted as (
+    select
+        r.*,
+        case when l.arch_gpus >= param('min_calibration_points') then 'architecture' else 'engine' end
+            as calibration_scope,
+        case when l.arch_gpus >= param('min_calibration_points') then l.arch_slope else l.engine_slope end as slope,
+        case when l.arch_gpus >= param('min_calibration_points') then l.arch_intercept else l.engine_intercept end
+            as intercept
+    from ratios as r
+    join loo as l using (measurement_id)
 )
 
 select
-    r.measurement_id,
-    r.model_id,
-    r.gpu_id,
-    r.gpu_name,
-    r.architecture,
-    r.gpu_count,
-    r.engine,
-    r.split_mode,
-    r.format,
-    r.batch_size,
-    r.prompt_tokens,
-    r.generated_tokens,
-    r.metric,
-    r.value as measured_tokens_per_s,
-    r.bound_tokens_per_s,
-    r.measured_share_of_bound,
-    r.value <= r.bound_tokens_per_s * (1 + param('bound_tolerance')) as within_bound,
-    case when l.arch_gpus >= param('min_calibration_points') then l.arch_efficiency else l.engine_efficiency end
-        as calibrated_efficiency,
-    case when l.arch_gpus >= param('min_calibration_points') then 'architecture' else 'engine' end as calibration_scope,
-    r.bound_tokens_per_s
-        * case when l.arch_gpus >= param('min_calibration_points') then l.arch_efficiency else l.engine_efficiency end
-        as expected_tokens_per_s,
-    r.bound_tokens_per_s
-        * case when l.arch_gpus >= param('min_calibration_points') then l.arch_efficiency else l.engine_efficiency end
-        / r.value - 1 as expected_error,
-    r.step_read_gb,
-    r.quote,
-    r.source_id,
-    r.source_file,
-    r.source_row
-from ratios as r
-join loo as l using (measurement_id)
+    measurement_id,
+    model_id,
+    gpu_id,
+    gpu_name,
+    architecture,
+    gpu_count,
+    engine,
+    split_mode,
+    format,
+    batch_size,
+    prompt_tokens,
+    generated_tokens,
+    metric,
+    value as measured_tokens_per_s,
+    bound_tokens_per_s,
+    measured_share_of_bound,
+    value <= bound_tokens_per_s * (1 + param('bound_tolerance')) as within_bound,
+    1 / slope as calibrated_efficiency,
+    intercept * 1e6 as calibrated_overhead_us_per_layer,
+    calibration_scope,
+    -- never faster than the bound
+    1 / (greatest(bound_s_per_layer, slope * bound_s_per_layer + intercept) * layers) as expected_tokens_per_s,
+    1 / (greatest(bound_s_per_layer, slope * bound_s_per_layer + intercept) * layers) / value - 1 as expected_error,
+    step_read_gb,
+    quote,
+    source_id,
+    source_file,
+    source_row
+from fitted

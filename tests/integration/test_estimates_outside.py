@@ -59,11 +59,11 @@ def test_measured_figures_never_beat_their_bound(db):
 
 def test_expected_speed_ranks_gpus_like_the_measurements(db):
     # llama.cpp llama-bench, Llama 3 8B Q4_K_M on 11 GPUs (XiongjieDai/GPU-Benchmarks-on-LLM-Inference):
-    # leave-one-GPU-out expectations keep the measured order
+    # leave-one-GPU-out expectations keep the measured order and land within 15% (median)
     a = accuracy(db, "llama-3-8b", "q4_k_m")
     assert a["gpus"] >= 8
     assert a["spearman"] >= 0.9
-    assert a["median_abs_error"] < 0.3
+    assert a["median_abs_error"] < 0.15
 
 
 def test_one_rtx_4090_serves_llama_3_1_8b_bf16(db):
