@@ -97,8 +97,9 @@ def token_cost(estimates: pd.DataFrame, model: str) -> dict:
 def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
     data = fit.assign(needed=fit["gpus_needed"].clip(upper=9),
                       label=fit["gpus_needed"].map(lambda n: "" if pd.isna(n) else (str(int(n)) if n <= 8 else ">8")))
-    base = alt.Chart(data).encode(
-        x=alt.X("gpu:N", title=None, sort=alt.EncodingSortField(field="memory_gb", order="descending")),
+    base = alt.Chart().encode(
+        x=alt.X("gpu:N", title=None, sort=alt.EncodingSortField(field="memory_gb", order="descending"),
+                axis=alt.Axis(labelAngle=-60, labelLimit=160)),
         y=alt.Y("model:N", title=None, sort=alt.EncodingSortField(field="params_b", order="descending")),
     )
     rect = base.mark_rect().encode(
@@ -106,8 +107,15 @@ def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
         tooltip=[alt.Tooltip("model:N"), alt.Tooltip("gpu:N"), alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
                  alt.Tooltip("label:N", title="GPUs needed")],
     )
-    text = base.mark_text(fontSize=9).encode(text="label:N")
-    return _spec((rect + text).properties(width=WIDTH, title=title))
+    text = base.mark_text(fontSize=9).encode(
+        text="label:N",
+        color=alt.condition("datum.needed >= 6", alt.value("white"), alt.value("black")))
+    # one 18 px cell per GPU and per model: the chart is as wide as its data (it scrolls on a phone)
+    data_cols = ["gpu", "model", "memory_gb", "params_b", "required_gb", "needed", "label"]
+    chart = (rect + text).properties(width=alt.Step(18), height=alt.Step(16), title=title)
+    spec = _spec(chart.properties(data=alt.Data(values=[])))
+    spec["data"] = {"values": data[data_cols].to_dict(orient="records")}
+    return spec
 
 
 def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[str], default_model: str,
@@ -137,7 +145,7 @@ def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[st
                  alt.Tooltip("weights_gb:Q", title="weights GB", format=",.1f"),
                  alt.Tooltip("kv_cache_gb:Q", title="KV cache GB", format=",.2f"),
                  alt.Tooltip("gpus_needed:Q", title="GPUs needed")],
-    ).add_params(model, precision, context).properties(width=WIDTH, title="Which GPUs fit? (pick above)")
+    ).add_params(model, precision, context).properties(width=WIDTH, title="Which GPUs fit the model, weights and context chosen")
     return _spec(chart)
 
 

@@ -8,7 +8,7 @@ import duckdb
 import pandas as pd
 
 from . import charts
-from .markdown import age, chart, esc, link, money, num, table, url_link
+from .markdown import age, chart, chart_data, esc, link, money, num, table, url_link
 
 FIGURE_COLUMNS = [
     ("memory_gb", "Memory", "GB"), ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
@@ -30,7 +30,7 @@ def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> 
 SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title in the tooltip)
 
 
-WIDE = "---\nhide:\n  - toc\n---\n"  # front matter: a page that is one wide table gives the table of contents' width to it
+WIDE = "---\nhide:\n  - navigation\n  - toc\n---\n"  # front matter: a page that is a wide table gets the whole width
 KIND_LABELS = {"vendor_datasheet": "vendor", "vendor_datasheet_copy": "vendor (copy)", "curated_dataset": "curated",
                "article": "article", "cloud_price_list": "price list", "price_api": "price API",
                "model_card": "model card", "curated_mapping": "mapping"}
@@ -77,10 +77,11 @@ def source_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def gpu_index(gpus: pd.DataFrame) -> str:
     rows = []
     for g in gpus.itertuples():
-        rows.append([gpu_link(g.gpu_id, g.name, ""), esc(g.vendor), esc(g.architecture), esc(g.form_factor),
-                     str(int(g.release_year)) if pd.notna(g.release_year) else "–", esc(g.memory_type)]
-                    + [num(getattr(g, c)) for c, _, _ in FIGURE_COLUMNS])
-    headers = ["GPU", "Vendor", "Architecture", "Form", "Year", "Memory type"] + [f"{t} ({u})" for _, t, u in FIGURE_COLUMNS]
+        rows.append([gpu_link(g.gpu_id, g.name, "")] + [num(getattr(g, c)) for c, _, _ in FIGURE_COLUMNS]
+                    + [esc(g.vendor), esc(g.architecture), esc(g.form_factor),
+                       str(int(g.release_year)) if pd.notna(g.release_year) else "–", esc(g.memory_type)])
+    headers = ["GPU"] + [f"{t} ({u})" for _, t, u in FIGURE_COLUMNS] + ["Vendor", "Architecture", "Form", "Year",
+                                                                         "Memory type"]
     return "\n".join([
         WIDE + "# GPU specifications",
         "",
@@ -89,8 +90,9 @@ def gpu_index(gpus: pd.DataFrame) -> str:
         "A dash means no source we read publishes the figure (see [Coverage](../coverage.md)). "
         "Click a column header to sort.",
         "",
+        table(headers, rows, sortable=True, low=[3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18]),
+        "",
         chart("bubble", charts.bubble_compute_bandwidth(gpus)),
-        table(headers, rows, sortable=True),
         "",
         chart("per-watt", charts.tflops_per_watt(gpus)),
     ])
@@ -189,7 +191,7 @@ def conflicts_page(con) -> str:
     summary = claims.groupby("classification").size().sort_values(ascending=False)
     vendor = df(con, """select classification, count(*) as n from core_spec_claims
                         where claim_id like 'fig:%' group by all order by n desc, classification""")
-    out = ["# Sources and conflicts", "",
+    out = [WIDE + "# Sources and conflicts", "",
            "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
            "datasheet value by rule (first match wins): **agrees** (within 2.5%); **sparse figure** (2 × dense); "
            "**other rate** (vector or FP16-accumulate rate); **another precision**; **another variant** of the same "
@@ -198,11 +200,11 @@ def conflicts_page(con) -> str:
            "Datasheet and dataset figures are classified the same way: "
            + ", ".join(f"{esc(r.classification)} {r.n}" for r in vendor.itertuples()) + ".", "",
            "## Every article claim", ""]
-    rows = [[url_link(c.source_file.split("/")[2], c.url), esc(c.row_label), link(c.name, f"gpus/{c.gpu_id}.md"), esc(c.metric),
-             esc(c.precision), esc(c.quote), esc(c.canonical) if c.canonical is not None else "–",
-             f"**{esc(c.classification)}**", esc(c.explanation)] for c in claims.itertuples()]
-    out.append(table(["Article", "Row", "Variant", "Metric", "Precision", "Printed", "Datasheet", "Class", "Explanation"],
-                     rows, sortable=True))
+    rows = [[link(c.name, f"gpus/{c.gpu_id}.md"), f"**{esc(c.classification)}**", esc(c.explanation),
+             esc(c.quote), esc(c.canonical) if c.canonical is not None else "–", esc(c.metric), esc(c.precision),
+             url_link(c.source_file.split("/")[2], c.url), esc(c.row_label)] for c in claims.itertuples()]
+    out.append(table(["Variant", "Class", "Explanation", "Printed", "Datasheet", "Metric", "Precision", "Article", "Row"],
+                     rows, sortable=True, low=[3, 4, 5, 6, 7, 8]))
     mc = df(con, "select c.*, s.url from out_model_claims as c left join core_sources as s using (source_id) order by source_row")
     out += ["", "## Model memory claims", "",
             "The seed articles' model memory figures against our computation (GB = 10⁹ bytes). A claim is matched "
@@ -230,18 +232,19 @@ def models_page(con) -> str:
              num(m.max_context), num(m.sliding_window), num(m.kv_lora_rank),
              f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
              url_link("config", m.url)] for m in models.itertuples()]
-    return "\n".join(["# Models", "", f"{len(models)} LLMs with the fields of their official configuration files.", "",
+    return "\n".join([WIDE + "# Models", "", f"{len(models)} LLMs with the fields of their official configuration files.", "",
                       table(["Model", "Developer", "Params (B)", "Active (B)", "Attention", "Layers", "Hidden", "Heads",
                              "KV heads", "Head dim", "Max context", "Window", "MLA latent", "Experts (total/active)",
-                             "Source"], rows, sortable=True)]) + "\n"
+                             "Source"], rows, sortable=True, low=[1, 4, 6, 7, 8, 9, 11, 12, 13])]) + "\n"
 
 
 # ----------------------------------------------------------------------------- estimates
 def estimate_pages(con) -> dict[str, str]:
-    return {"vram-fit.md": vram_fit_page(con), "methodology.md": methodology_page(con)}
+    return {**vram_fit_page(con), "methodology.md": methodology_page(con)}
 
 
-def vram_fit_page(con) -> str:
+def vram_fit_page(con) -> dict[str, str]:
+    """The VRAM-fit page, and the data of its heatmaps as JSON files loaded by the charts (the page stays small)."""
     models = df(con, "select model_id, params_b from core_models order by params_b desc, model_id")
     gpus = df(con, """select gpu_id, name, memory_gb, memory_gb * param('usable_memory_fraction') as usable_gb
                       from core_gpus where memory_gb is not null order by memory_gb desc, gpu_id""")
@@ -282,9 +285,12 @@ def vram_fit_page(con) -> str:
            "fine-tuning with and without recomputation) × {1, 2, 4, 8} GPUs. Formulas: [Methodology](methodology.md).", "",
            "## Explorer", "",
            chart("explorer", charts.fit_explorer(req, gpus, list(models.model_id), "llama-3.1-70b", contexts)), ""]
+    files = {}
     for i, (label, fit) in enumerate(heat.items()):
-        out += [f"## {label.capitalize()}", "", chart(f"heat-{i}", charts.fit_heatmap(fit, f"GPUs needed: {label}")), ""]
-    return "\n".join(out)
+        spec, data = chart_data(charts.fit_heatmap(fit, f"GPUs needed: {label}"), f"../charts/vram-fit-heat-{i}.json")
+        files[f"charts/vram-fit-heat-{i}.json"] = data
+        out += [f"## {label.capitalize()}", "", chart(f"heat-{i}", spec), ""]
+    return {"vram-fit.md": "\n".join(out), **files}
 
 
 def methodology_page(con) -> str:
@@ -356,9 +362,9 @@ def ranking_page(con, workload: str) -> str:
     comps = list(weights.component)
     rows = []
     for r in ranks.itertuples():
-        rows.append([str(int(r.rank)), gpu_link(r.gpu_id, r.name), f"{r.score:.1f}" + ("" if r.all_components_known else " *")]
-                    + [num(getattr(r, f"{c}_component")) for c in comps]
-                    + [money(r.cheapest_usd_per_gpu_hour, 3), num(r.score_per_usd), num(r.value_rank)])
+        rows.append([str(int(r.rank)), gpu_link(r.gpu_id, r.name), f"{r.score:.1f}" + ("" if r.all_components_known else " *"),
+                     money(r.cheapest_usd_per_gpu_hour, 3), num(r.score_per_usd), num(r.value_rank)]
+                    + [num(getattr(r, f"{c}_component")) for c in comps])
     intro = {
         "training": "Training rewards fine-tuning throughput (dense BF16 compute at a stated MFU), the share of "
                     "catalogue models whose full fine-tune fits on eight of the GPU, memory bandwidth, and a fast "
@@ -366,13 +372,13 @@ def ranking_page(con, workload: str) -> str:
         "inference": "Inference rewards decode speed (memory bandwidth against the bytes read per token), the "
                      "share of catalogue models that fit on one GPU, and low-precision throughput.",
     }[workload]
-    out = [f"# {workload.title()} ranking", "", intro + " Components are normalised to the best GPU; weights: "
+    out = [WIDE + f"# {workload.title()} ranking", "", intro + " Components are normalised to the best GPU; weights: "
            + ", ".join(f"{esc(w.component)} {w.weight:.2f}" for w in weights.itertuples())
            + ". * = a component is unknown for this GPU (counted as 0). How every number is made: "
            "[Methodology](methodology.md).", "",
-           chart(f"rank-{workload}", charts.ranking_components(ranks, weights, workload)), "",
-           table(["Rank", "GPU", "Score"] + [f"{c}" for c in comps] + ["Cheapest $/GPU-h", "Score per $", "Value rank"],
-                 rows, sortable=True)]
+           table(["Rank", "GPU", "Score", "Cheapest $/GPU-h", "Score per $", "Value rank"] + [f"{c}" for c in comps],
+                 rows, sortable=True, low=list(range(6, 6 + len(comps)))), "",
+           chart(f"rank-{workload}", charts.ranking_components(ranks, weights, workload))]
     if workload == "inference":
         est = df(con, """select e.*, g.name from out_inference_estimates as e join core_gpus as g using (gpu_id)
                          where model_id = (select value_text from core_parameters where name = 'reference_model')
@@ -436,12 +442,12 @@ def prices_page(con) -> str:
                                   (select count(distinct h.observed_on) from core_price_history as h
                                    where h.provider = o.provider) as snapshots
                            from core_price_offers as o group by all order by provider""")
-    rows = [[esc(o.provider), esc(o.offering), gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
-             num(o.gpu_count), money(o.usd_per_hour, 3), money(o.usd_per_gpu_hour, 3), tier(o.pricing_tier, o.statistic),
-             esc(o.region), age(o.observed_on)] for o in offers.itertuples()]
+    rows = [[gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
+             money(o.usd_per_gpu_hour, 3), esc(o.provider), tier(o.pricing_tier, o.statistic), esc(o.region),
+             age(o.observed_on), esc(o.offering), num(o.gpu_count), money(o.usd_per_hour, 3)] for o in offers.itertuples()]
     prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), age(p.observed_on),
              str(p.snapshots)] for p in providers.itertuples()]
-    out = ["# Cloud prices", "",
+    out = [WIDE + "# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
            f"promotional); {STATISTIC_MARKS}. Each price shows its age: prices go stale. History: the "
@@ -452,8 +458,8 @@ def prices_page(con) -> str:
         out += [chart("history-all", charts.price_history(history.assign(offering=history["name"] + " · " + history["offering"]),
                                                           "Price history (offers seen in more than one snapshot)")), ""]
     out += ["## Every current offer", "",
-            table(["Provider", "Offering", "GPU", "GPUs", "$/hour", "$/GPU-hour", "Tier", "Region", "Observed"],
-                  rows, sortable=True)]
+            table(["GPU", "$/GPU-hour", "Provider", "Tier", "Region", "Observed", "Offering", "GPUs", "$/hour"],
+                  rows, sortable=True, low=[4, 6, 7, 8])]
     return "\n".join(out) + "\n"
 
 
@@ -494,7 +500,7 @@ def changes_page(con) -> str:
                       "Before and after are per GPU-hour, in the provider's previous and current snapshot (dates "
                       "above).", "",
                       table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %"],
-                            rows, sortable=True)]) + "\n"
+                            rows, sortable=True, low=[1, 4])]) + "\n"
 
 
 def coverage_page(con) -> str:
