@@ -20,11 +20,12 @@ def bubble_compute_bandwidth(gpus: pd.DataFrame) -> dict:
         architecture=lambda d: d["architecture"].fillna("unknown"))
     chart = alt.Chart(data).mark_circle(opacity=0.75, stroke="black", strokeWidth=0.4).encode(
         x=alt.X("memory_bandwidth_gbs:Q", title="Memory bandwidth (GB/s)", scale=alt.Scale(type="log")),
-        y=alt.Y("best_16bit_tflops:Q", title="Dense BF16/FP16 tensor TFLOPS", scale=alt.Scale(type="log")),
+        y=alt.Y("best_16bit_tflops:Q", title="Dense BF16/FP16 TFLOPS", scale=alt.Scale(type="log")),
         size=alt.Size("memory_gb:Q", title="Memory (GB)", scale=alt.Scale(range=[30, 900])),
         color=alt.Color("architecture:N", title="Architecture"),
         tooltip=[alt.Tooltip("name:N", title="GPU"), "architecture:N",
                  alt.Tooltip("best_16bit_tflops:Q", title="dense 16-bit TFLOPS", format=",.1f"),
+                 alt.Tooltip("has_tensor_cores:N", title="tensor cores"),
                  alt.Tooltip("memory_bandwidth_gbs:Q", title="bandwidth GB/s", format=",.0f"),
                  alt.Tooltip("memory_gb:Q", title="memory GB")],
     ).properties(width=WIDTH, height=380, title="Dense 16-bit compute against memory bandwidth")

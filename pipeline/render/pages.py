@@ -131,9 +131,55 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
             for g in all_gpus}
 
 
+def _log_gap(a, b) -> float:
+    import math
+    if pd.isna(a) or pd.isna(b) or a <= 0 or b <= 0:
+        return 1.0
+    return abs(math.log(a / b))
+
+
+def nearest(g, gpus: list, n: int = 3) -> list:
+    """The GPUs closest to g in memory, bandwidth and dense 16-bit compute (log distance)."""
+    others = [o for o in gpus if o.gpu_id != g.gpu_id]
+    return sorted(others, key=lambda o: (_log_gap(g.memory_gb, o.memory_gb) + _log_gap(g.memory_bandwidth_gbs, o.memory_bandwidth_gbs)
+                                         + _log_gap(g.best_16bit_tflops, o.best_16bit_tflops), o.gpu_id))[:n]
+
+
+def glance(g, offers: list, ranks: list, fits: list) -> str:
+    """The first screen of a GPU page: its key figures, cheapest price per tier, largest models that fit, rankings."""
+    has_tensor = getattr(g, "has_tensor_cores", None)
+    tensor = " tensor" if has_tensor is not None and pd.notna(has_tensor) and bool(has_tensor) else ""
+    cells = [("Memory", f"{num(g.memory_gb)} GB", esc(g.memory_type) or "type not published"),
+             ("Bandwidth", f"{num(g.memory_bandwidth_gbs)} GB/s", "memory"),
+             ("BF16", f"{num(g.bf16_tflops)} TFLOPS", f"dense{tensor}" if pd.notna(g.bf16_tflops) else "not in hardware or not published"),
+             ("FP8", f"{num(g.fp8_tflops)} TFLOPS", f"dense{tensor}" if pd.notna(g.fp8_tflops) else "not in hardware or not published"),
+             ("TDP", f"{num(g.tdp_w)} W", "board power")]
+    best: dict[str, object] = {}
+    for o in offers:  # sorted by price: the first list or median price of each tier
+        if o.statistic != "minimum" and o.pricing_tier not in best:
+            best[o.pricing_tier] = o
+    for t, o in best.items():
+        cells.append((f"Cheapest {esc(t)}", f"{money(o.usd_per_gpu_hour, 2)}/GPU-h", f"{esc(o.provider)} · {age(o.observed_on)}"))
+    if not best:
+        cells.append(("Cloud price", "–", "no current offer"))
+    for f in sorted(fits, key=lambda f: ["bf16", "fp8", "int4"].index(f.precision)):
+        largest = f.models.split(", ")[0]
+        cells.append((f"Largest on one, {esc(f.precision.upper())}", esc(largest), f"{f.n} models fit (4k context)"))
+    for r in ranks:
+        cells.append((f"{esc(r.workload).title()} rank", f"#{int(r.rank)}", f"score {r.score:.1f}"
+                      + (f"; value #{int(r.value_rank)}" if pd.notna(r.value_rank) else "")))
+    body = "".join(f"<div><span>{k}</span><b>{v}</b><span>{sub}</span></div>" for k, v, sub in cells)
+    return f'<div class="atlas-glance">{body}</div>'
+
+
 def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | None, ranks: list, fits: list) -> str:
     variants = [v for v in gpus if v.family == g.family and v.gpu_id != g.gpu_id]
-    out = [f"# {esc(g.name)}", ""]
+    near = nearest(g, gpus)
+    compare = ",".join([g.gpu_id] + [o.gpu_id for o in near])
+    out = [f"# {esc(g.name)}", "", glance(g, offers, ranks, fits), "",
+           f'**Compare with its nearest alternatives:** <a href="../../compare/?gpus={compare}">all four side by side</a> · '
+           + " · ".join(f'<a href="../../compare/?gpus={g.gpu_id},{o.gpu_id}">vs {esc(o.name)}</a>' for o in near), "",
+           "## Details", ""]
     facts = [
         ("Vendor", esc(g.vendor)), ("Architecture", esc(g.architecture) or "–"), ("Form factor", esc(g.form_factor)),
         ("Segment", esc(g.segment)),
@@ -350,7 +396,7 @@ def methodology_page(con) -> str:
 def price_pages(con) -> dict[str, str]:
     pages = {"training.md": ranking_page(con, "training"), "inference.md": ranking_page(con, "inference"),
              "cost-per-tflop.md": cost_page(con), "prices.md": prices_page(con), "changes.md": changes_page(con),
-             "coverage.md": coverage_page(con), "index.md": home_page(con)}
+             "coverage.md": coverage_page(con)}
     pages.update(gpu_pages(con))
     return pages
 
@@ -535,33 +581,6 @@ def coverage_page(con) -> str:
                       table(["Model", "Missing fields"], mrows) if mrows else "None."]) + "\n"
 
 
-def home_page(con) -> str:
-    top = df(con, """select r.workload, g.name, r.gpu_id, r.score, r.value_rank, r.rank from out_rankings as r
-                     join core_gpus as g using (gpu_id) where r.rank = 1 or r.value_rank = 1 order by all""")
-    gpus = df(con, "select * from core_gpus order by name")
-    counts = con.execute("""select (select count(*) from core_gpus), (select count(distinct provider) from core_price_offers),
-                             (select count(*) from core_price_offers), (select count(*) from core_models),
-                             (select max(observed_on) from core_price_offers),
-                             (select count(*) from core_spec_claims where claim_id like 'claim:%')""").fetchone()
-    picks = []
-    for t in top.itertuples():
-        what = f"Best {t.workload} GPU" if t.rank == 1 else f"Best {t.workload} value per $"
-        picks.append(f"- **{what}:** {gpu_link(t.gpu_id, t.name)} (score {t.score:.1f})")
-    return "\n".join([
-        "# GPU Atlas", "",
-        "Which GPU should you rent or buy to train or serve a model, and what will it cost? GPU Atlas joins vendor "
-        "spec sheets, cloud price lists and LLM configs into one DuckDB file and this site: dense figures only, "
-        "SXM and PCIe kept apart, every figure linked to its source, every estimate with its formula.", "",
-        f"**{counts[0]} GPU variants · {counts[3]} models · {counts[2]} offers from {counts[1]} providers · "
-        f"{counts[5]} article claims checked.** Built {dt.date.today().isoformat()}; newest price snapshot "
-        f"{counts[4]}.", "",
-        "## Headline picks", "", *sorted(picks), "",
-        "See the [training](training.md) and [inference](inference.md) rankings, [cost per TFLOP](cost-per-tflop.md), "
-        "[VRAM fit](vram-fit.md), [cloud prices](prices.md) and [what changed](changes.md).", "",
-        chart("home-bubble", charts.bubble_compute_bandwidth(gpus)),
-    ]) + "\n"
-
-
 # ----------------------------------------------------------------------------- data
 def data_page(con, downloads: list[str]) -> str:
     from pipeline.contract import COLUMN_DOCS, VIEWS
@@ -573,6 +592,15 @@ def data_page(con, downloads: list[str]) -> str:
            "## Downloads", ""]
     for name in downloads:
         out.append(f"- [{esc(name)}](downloads/{name})")
+    out += ["", "## JSON files and the price feed", "",
+            "Static JSON files for programs, versioned (`schema_version` in each file; a breaking change moves them "
+            "to a new folder), described in [schema.json](api/v1/schema.json):", "",
+            "- [gpus.json](api/v1/gpus.json): every GPU variant's figures with its cheapest current price per tier",
+            "- [offers.json](api/v1/offers.json): every current price offer",
+            "- [estimates.json](api/v1/estimates.json): serving and training estimates",
+            "- [fits.json](api/v1/fits.json): the largest model that fits on one GPU, per weight format",
+            "- [plan/index.json](api/v1/plan/index.json): the Planner's choices; `plan/<model_id>.json` its ranked options",
+            "- [prices.atom](feeds/prices.atom): an Atom feed of price changes, one entry per provider snapshot"]
     out += ["", "## Example queries", "", "```sql",
             "-- dense BF16 and memory, fastest first",
             "select name, bf16_tflops, memory_gb from gpus order by bf16_tflops desc nulls last;",

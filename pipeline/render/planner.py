@@ -179,7 +179,10 @@ SCHEMA = {
                    "raises the version and moves the files to a new api/vN/ folder. Units are in the field names "
                    "(GB = 10^9 bytes; TFLOPS dense; INT8 in TOPS); a missing figure is null, never 0.",
     "files": {
-        "gpus.json": "one object per GPU variant: the `gpus` view (figures) with `cheapest` current prices per tier",
+        "gpus.json": "one object per GPU variant: the `gpus` view (figures) with `cheapest` current prices per tier "
+                     "(marketplace minimums left out), `serving_tokens_per_s` (Llama 3.1 70B, FP8, serving batch, "
+                     "`inference_estimates`) on `serving_gpus` GPUs and `training_tokens_per_s_per_gpu` (Llama 3.1 8B "
+                     "full fine-tune, `training_estimates`)",
         "offers.json": "one object per current price offer: the `price_offers` view",
         "estimates.json": "serving estimates per model x GPU x weight format: the `inference_estimates` view, and "
                           "training estimates: the `training_estimates` view",
@@ -201,9 +204,18 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     cheap_by: dict[str, list] = {}
     for r in _records(cheapest):
         cheap_by.setdefault(r.pop("gpu_id"), []).append(r)
+    serving = {r["gpu_id"]: r for r in _records(con.execute("""
+        select gpu_id, gpus_used, batch_decode_tokens_per_s from inference_estimates
+        where model_id = 'llama-3.1-70b' and precision = 'fp8' and single_node""").df())}
+    training_speed = dict(con.execute("""select gpu_id, tokens_per_s_per_gpu from training_estimates
+                                         where model_id = 'llama-3.1-8b' and method = 'full'""").fetchall())
     gpu_records = []
     for g in _records(gpus):
         g["cheapest"] = cheap_by.get(g["gpu_id"], [])
+        s = serving.get(g["gpu_id"], {})
+        g["serving_tokens_per_s"] = s.get("batch_decode_tokens_per_s")
+        g["serving_gpus"] = s.get("gpus_used")
+        g["training_tokens_per_s_per_gpu"] = _clean(training_speed.get(g["gpu_id"]))
         gpu_records.append(g)
     offers = con.execute("select * exclude (age_days) from price_offers order by provider, gpu_id, usd_per_gpu_hour").df()
     inference = con.execute("select * from inference_estimates order by model_id, gpu_id, precision").df()
@@ -275,5 +287,78 @@ def price_feed(con: duckdb.DuckDBPyConnection) -> str:
         "</feed>", ""])
 
 
+# ----------------------------------------------------------------------------- home
+HOME_SCENARIOS = [  # (question, model, precision, context, users)
+    ("Cheapest way to serve a 70B model", "llama-3.1-70b", "fp8", 32768, 16),
+    ("Cheapest way to serve an 8B model", "llama-3.1-8b", "bf16", 32768, 16),
+]
+
+
+def planner_url(model, precision, context, users, prefix="") -> str:
+    return (f"{prefix}planner/?model={model}&amp;workload=serve&amp;precision={precision}&amp;context={context}"
+            f"&amp;users={users}&amp;tier=on-demand")
+
+
+def home_page(con: duckdb.DuckDBPyConnection) -> str:
+    ranks = con.execute("""select r.*, g.name from rankings as r join gpus as g using (gpu_id)
+                           order by workload, rank, gpu_id""").df()
+    counts = con.execute("""select (select count(*) from gpus), (select count(distinct provider) from price_offers),
+                                   (select count(*) from price_offers), (select count(*) from models),
+                                   (select max(observed_on) from price_offers),
+                                   (select count(*) from spec_claims where claim_id like 'claim:%')""").fetchone()
+    answers = []
+
+    def names(rows) -> str:
+        return " and ".join(link(r.name, f"gpus/{r.gpu_id}.md") for r in rows.itertuples())
+
+    for workload in ("training", "inference"):
+        w = ranks[ranks.workload == workload]
+        top = w[w["rank"] == w["rank"].min()]
+        tie = " (a tie)" if len(top) > 1 else ""
+        r = top.iloc[0]
+        answers.append([f"Best GPU for {workload}", names(top) + tie,
+                        f"highest {workload} score, {r.score:.1f} of 100 ([how it is scored]({workload}.md))"])
+    for workload in ("training", "inference"):
+        w = ranks[(ranks.workload == workload) & ranks.value_rank.notna()]
+        top = w[w.value_rank == w.value_rank.min()]
+        tie = " (a tie)" if len(top) > 1 else ""
+        r = top.iloc[0]
+        answers.append([f"Best {workload} value per dollar", names(top) + tie,
+                        f"{workload} score {r.score:.1f} ÷ cheapest on-demand {money(r.cheapest_usd_per_gpu_hour, 2)}/GPU-hour "
+                        f"= {num(r.score_per_usd)} points per $ (the highest)"])
+    scen = pd.DataFrame([{"model_id": m, "workload": "serve", "precision": p, "context_tokens": c, "users": u,
+                          "tokens": None, "tier": "on-demand"} for _, m, p, c, u in HOME_SCENARIOS])
+    options = plan_options(con, scen)
+    for i, (question, model, precision, context, users) in enumerate(HOME_SCENARIOS):
+        opts = options[options.scenario_id == i + 1]
+        url = planner_url(model, precision, context, users)
+        if opts.empty:
+            answers.append([question, "no priced offer holds it", f'<a href="{url}">Planner</a>'])
+            continue
+        best = opts.iloc[0]
+        ties = opts[opts.usd_per_million_tokens <= 1.005 * best.usd_per_million_tokens]
+        what = " or ".join(f"{int(o.gpu_count)} × {link(o.gpu_name, f'gpus/{o.gpu_id}.md')} on {esc(o.provider)}"
+                           for o in ties.head(3).itertuples())
+        answers.append([question, what + (" (a tie)" if len(ties) > 1 else ""),
+                        f"{esc(best.model_name)}, {precision.upper()} weights, {context:,} tokens, {users} users: "
+                        f"{money(best.usd_per_million_tokens, 2)} per million output tokens at "
+                        f"{num(best.expected_tokens_per_s)} tokens/s expected, {money(best.usd_per_hour, 2)}/hour, "
+                        f'price of {age(best.observed_on)}; <a href="{url}">other options in the Planner</a>'])
+    return "\n".join([
+        "# GPU Atlas", "",
+        "Which GPU should you rent or buy to train or serve a model, and what will it cost? "
+        "**[Open the Planner](planner.md)**: pick a model, a workload and a load, and get every deployment ranked "
+        "by cost, with its fit, speed and price date. Or [compare GPUs](compare.md) side by side.", "",
+        "## Answers", "",
+        table(["Question", "Answer", "Why"], answers), "",
+        f"**{counts[0]} GPU variants · {counts[3]} models · {counts[2]} offers from {counts[1]} providers · "
+        f"{counts[5]} article claims checked.** Built {dt.date.today().isoformat()}; newest price snapshot "
+        f"{counts[4]}. Dense figures only, SXM and PCIe kept apart, every figure linked to its source, every "
+        "estimate with its formula ([Methodology](methodology.md)).", "",
+        "See the [training](training.md) and [inference](inference.md) rankings, [cost per TFLOP](cost-per-tflop.md), "
+        "[VRAM fit](vram-fit.md), [cloud prices](prices.md), [what changed](changes.md) and the [data](data.md) "
+        "(DuckDB, Parquet, JSON, an Atom feed of price changes).", ""]) + "\n"
+
+
 def site_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    return {**planner_files(con), **compare_files(con), **api_files(con)}
+    return {**planner_files(con), **compare_files(con), **api_files(con), "index.md": home_page(con)}
