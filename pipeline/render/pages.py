@@ -19,6 +19,10 @@ FIGURE_COLUMNS = [
 ]
 
 
+# the GPU index: the columns that decide first
+INDEX_COLUMNS = [FIGURE_COLUMNS[i] for i in (0, 1, 4, 6, 7, 8, 10, 5, 3, 2, 9, 11, 12)]
+
+
 def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
     frame = con.execute(sql, params or []).df()
     for col in frame.columns:  # dates print as YYYY-MM-DD, not timestamps
@@ -76,12 +80,10 @@ def source_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 def gpu_index(gpus: pd.DataFrame) -> str:
     rows = []
-    for g in gpus.itertuples():
-        rows.append([gpu_link(g.gpu_id, g.name, "")] + [num(getattr(g, c)) for c, _, _ in FIGURE_COLUMNS]
-                    + [esc(g.vendor), esc(g.architecture), esc(g.form_factor),
-                       str(int(g.release_year)) if pd.notna(g.release_year) else "–", esc(g.memory_type)])
-    headers = ["GPU"] + [f"{t} ({u})" for _, t, u in FIGURE_COLUMNS] + ["Vendor", "Architecture", "Form", "Year",
-                                                                         "Memory type"]
+    for g in gpus.itertuples():  # vendor and form factor are in the name; memory type on the GPU's page
+        rows.append([gpu_link(g.gpu_id, g.name, "")] + [num(getattr(g, c)) for c, _, _ in INDEX_COLUMNS]
+                    + [esc(g.architecture), str(int(g.release_year)) if pd.notna(g.release_year) else "–"])
+    headers = ["GPU"] + [f"{t}<br>{u}" for _, t, u in INDEX_COLUMNS] + ["Architecture", "Year"]
     return "\n".join([
         WIDE + "# GPU specifications",
         "",
@@ -90,7 +92,7 @@ def gpu_index(gpus: pd.DataFrame) -> str:
         "A dash means no source we read publishes the figure (see [Coverage](../coverage.md)). "
         "Click a column header to sort.",
         "",
-        table(headers, rows, sortable=True, low=[3, 4, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18]),
+        table(headers, rows, sortable=True, low=list(range(5, 16))),
         "",
         chart("bubble", charts.bubble_compute_bandwidth(gpus)),
         "",
@@ -279,9 +281,9 @@ def models_page(con) -> str:
              f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
              url_link("config", m.url)] for m in models.itertuples()]
     return "\n".join([WIDE + "# Models", "", f"{len(models)} LLMs with the fields of their official configuration files.", "",
-                      table(["Model", "Developer", "Params (B)", "Active (B)", "Attention", "Layers", "Hidden", "Heads",
-                             "KV heads", "Head dim", "Max context", "Window", "MLA latent", "Experts (total/active)",
-                             "Source"], rows, sortable=True, low=[1, 4, 6, 7, 8, 9, 11, 12, 13])]) + "\n"
+                      table(["Model", "Developer", "Params<br>B", "Active<br>B", "Attention", "Layers", "Hidden", "Heads",
+                             "KV<br>heads", "Head<br>dim", "Max<br>context", "Window", "MLA<br>latent",
+                             "Experts<br>total/active", "Source"], rows, sortable=True, low=[1, 4, 6, 7, 8, 9, 11, 12, 13])]) + "\n"
 
 
 # ----------------------------------------------------------------------------- estimates
