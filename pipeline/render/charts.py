@@ -119,37 +119,6 @@ def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
     return spec
 
 
-def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[str], default_model: str,
-                 contexts: list[int]) -> dict:
-    """Pick model, precision and context in the browser; see which GPUs fit and how many are needed.
-    Data: one row per GPU plus one requirement per (model, precision, context), joined in Vega-Lite."""
-    model = alt.param(name="model", value=default_model,
-                      bind=alt.binding_select(options=models, name="Model "))
-    precision = alt.param(name="precision", value="fp8",
-                          bind=alt.binding_select(options=["fp32", "bf16", "fp8", "int8", "int4"], name="Weights "))
-    context = alt.param(name="context", value=contexts[0],
-                        bind=alt.binding_select(options=contexts, name="Context tokens "))
-    lookup = alt.LookupData(data=alt.Data(values=requirements.to_dict(orient="records")), key="key",
-                            fields=["required_gb", "weights_gb", "kv_cache_gb"])
-    chart = alt.Chart(gpus).transform_calculate(
-        key="model + '|' + precision + '|' + context"
-    ).transform_lookup(lookup="key", from_=lookup).transform_calculate(
-        gpus_needed="ceil(datum.required_gb / datum.usable_gb)",
-        fits="datum.gpus_needed <= 1 ? 'one GPU' : (datum.gpus_needed <= 8 ? '2-8 GPUs' : 'more than 8')",
-    ).mark_bar().encode(
-        x=alt.X("gpus_needed:Q", title="GPUs needed (inference, batch 1, KV cache BF16)"),
-        y=alt.Y("name:N", sort=alt.EncodingSortField(field="usable_gb", order="descending"), title=None),
-        color=alt.Color("fits:N", title="Fits on", scale=alt.Scale(domain=["one GPU", "2-8 GPUs", "more than 8"],
-                                                                   range=["#2ca02c", "#ff7f0e", "#d62728"])),
-        tooltip=[alt.Tooltip("name:N", title="GPU"), alt.Tooltip("usable_gb:Q", title="usable GB/GPU", format=",.1f"),
-                 alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
-                 alt.Tooltip("weights_gb:Q", title="weights GB", format=",.1f"),
-                 alt.Tooltip("kv_cache_gb:Q", title="KV cache GB", format=",.2f"),
-                 alt.Tooltip("gpus_needed:Q", title="GPUs needed")],
-    ).add_params(model, precision, context).properties(width=WIDTH, title="Which GPUs fit the model, weights and context chosen")
-    return _spec(chart)
-
-
 @functools.cache
 def _price_history_template() -> dict:
     """The price-history chart, validated once; each page fills in its own data and title. One line per offer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import duckdb
 import pandas as pd
@@ -332,8 +333,23 @@ def vram_fit_page(con) -> dict[str, str]:
            "(5 weight formats × 2 KV formats × 3 contexts × 2 batch sizes for inference; full, LoRA and QLoRA "
            "fine-tuning with and without recomputation) × {1, 2, 4, 8} GPUs. Formulas: [Methodology](methodology.md).", "",
            "## Explorer", "",
-           chart("explorer", charts.fit_explorer(req, gpus, list(models.model_id), "llama-3.1-70b", contexts)), ""]
-    files = {}
+           "Pick a model, its weight format and a context: every GPU with the number it takes (inference, batch 1, "
+           "KV cache BF16). The heatmaps below show every model at once.", "",
+           '<form class="atlas-form" id="fit-form" data-src="../charts/vram-fit-explorer.json" aria-label="Model, weights and context">',
+           '<label>Model <select name="model"></select></label>',
+           '<label>Weights <select name="precision"></select></label>',
+           '<label>Context tokens <select name="context"></select></label>',
+           "</form>", "",
+           '<div id="fit-out" class="atlas-fit"><p>The explorer needs JavaScript; every setting is in the <code>vram_fit</code> view.</p></div>',
+           "", '<script src="../javascripts/fitexplorer.js" defer></script>', ""]
+    explorer = {"default": {"model": "llama-3.1-70b", "precision": "fp8", "context": contexts[0]},
+                "models": [{"model_id": m.model_id, "params_b": m.params_b} for m in models.itertuples()],
+                "precisions": ["fp32", "bf16", "fp8", "int8", "int4"], "contexts": contexts,
+                "gpus": [{"gpu_id": g.gpu_id, "name": g.name, "usable_gb": round(float(g.usable_gb), 2)}
+                         for g in gpus.itertuples()],
+                "required": {r.key: [round(float(r.required_gb), 2), round(float(r.weights_gb), 2),
+                                     round(float(r.kv_cache_gb), 3)] for r in req.itertuples()}}
+    files = {"charts/vram-fit-explorer.json": json.dumps(explorer, separators=(",", ":"))}
     for i, (label, fit) in enumerate(heat.items()):
         spec, data = chart_data(charts.fit_heatmap(fit, f"GPUs needed: {label}"), f"../charts/vram-fit-heat-{i}.json")
         files[f"charts/vram-fit-heat-{i}.json"] = data

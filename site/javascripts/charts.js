@@ -1,6 +1,6 @@
 // Renders every Vega-Lite spec embedded in the page with the vendored vega-embed, and re-renders
 // when the light/dark palette changes. The Vega bundle (about 0.9 MB) is fetched only by pages that
-// hold a chart, asynchronously, so it never blocks the first paint.
+// hold a chart, asynchronously, when the first chart comes near the screen: it never blocks the first paint.
 (function () {
   var script = document.currentScript;
   var bundleUrl = script ? script.src.replace(/charts\.js(\?.*)?$/, "vendor/vega-bundle.js") : "";
@@ -54,12 +54,36 @@
     });
   }
 
-  function render() {
-    var specs = document.querySelectorAll("script.atlas-spec");
-    if (!specs.length) return;
+  function draw(specs) {
     loadBundle().then(function () { specs.forEach(embed); }, function (err) {
       document.querySelectorAll(".atlas-chart").forEach(function (t) { t.setAttribute("data-error", String(err)); });
       console.error(String(err));
+    });
+  }
+
+  // A chart is drawn when it comes near the screen: a page whose charts are below the fold paints and
+  // becomes usable without parsing the bundle at all.
+  var observer = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      observer.unobserve(entry.target);
+      var spec = entry.target.nextElementSibling;
+      if (spec && spec.classList.contains("atlas-spec")) draw([spec]);
+    });
+  }, { rootMargin: "100px 0px" }) : null;
+
+  function render() {
+    var specs = Array.prototype.slice.call(document.querySelectorAll("script.atlas-spec"));
+    if (!specs.length) return;
+    if (!observer) return draw(specs);
+    specs.forEach(function (spec) {
+      var target = spec.previousElementSibling;
+      if (target && target.classList.contains("atlas-chart")) {
+        if (target.getAttribute("data-rendered") === "true") draw([spec]);  // palette change: redraw now
+        else observer.observe(target);
+      } else {
+        draw([spec]);
+      }
     });
   }
 

@@ -126,6 +126,9 @@ def test_chart_bundle_loads_only_where_there_are_charts(server, browser, page_pa
     requested = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(server + page_path, wait_until="networkidle")
+    assert not any("vega-bundle.js" in u for u in requested), "no chart is on the first screen"
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_timeout(1500)
     assert any("vega-bundle.js" in u for u in requested) == charts
     page.close()
 
