@@ -292,6 +292,11 @@ def estimate_pages(con) -> dict[str, str]:
     return {**vram_fit_page(con), "methodology.md": methodology_page(con)}
 
 
+def _rounded(value, digits: int):
+    """A number for JSON: rounded, or null when missing."""
+    return None if value is None or pd.isna(value) else round(float(value), digits)
+
+
 def vram_fit_page(con) -> dict[str, str]:
     """The VRAM-fit page, and the data of its heatmaps as JSON files loaded by the charts (the page stays small)."""
     models = df(con, "select model_id, params_b from core_models order by params_b desc, model_id")
@@ -347,8 +352,8 @@ def vram_fit_page(con) -> dict[str, str]:
                 "precisions": ["fp32", "bf16", "fp8", "int8", "int4"], "contexts": contexts,
                 "gpus": [{"gpu_id": g.gpu_id, "name": g.name, "usable_gb": round(float(g.usable_gb), 2)}
                          for g in gpus.itertuples()],
-                "required": {r.key: [round(float(r.required_gb), 2), round(float(r.weights_gb), 2),
-                                     round(float(r.kv_cache_gb), 3)] for r in req.itertuples()}}
+                "required": {r.key: [_rounded(r.required_gb, 2), _rounded(r.weights_gb, 2), _rounded(r.kv_cache_gb, 3)]
+                             for r in req.itertuples()}}
     files = {"charts/vram-fit-explorer.json": json.dumps(explorer, separators=(",", ":"))}
     for i, (label, fit) in enumerate(heat.items()):
         spec, data = chart_data(charts.fit_heatmap(fit, f"GPUs needed: {label}"), f"../charts/vram-fit-heat-{i}.json")

@@ -20,8 +20,8 @@
     var req = data.required[key];
     out.innerHTML = "";
     out.setAttribute("data-key", key);
-    if (!req) {
-      out.textContent = "No requirement computed for this setting.";
+    if (!req || req[0] === null) {
+      out.textContent = "No requirement computed for this setting (a figure of the model's configuration is missing).";
       return;
     }
     var p = document.createElement("p");

@@ -147,6 +147,7 @@ def test_link_and_header_contrast_meet_wcag_aa(server, browser, scheme):
     page = browser.new_page()
     page.goto(server)
     page.evaluate(f"() => document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    page.wait_for_timeout(600)  # the theme animates colour changes
     colours = page.evaluate("""() => {
         const rgb = s => s.match(/[0-9.]+/g).map(Number);
         const link = document.querySelector('.md-content p a[href]:not(.headerlink)');
