@@ -42,11 +42,13 @@ KIND_LABELS = {"vendor_datasheet": "vendor", "vendor_datasheet_copy": "vendor (c
 UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
 
 
-def figure_label(c) -> str:
-    """'bf16 tensor, FP32 accumulate' for a compute figure, 'memory bandwidth' for the others."""
+def figure_label(c, tensor_cores: bool = True) -> str:
+    """'bf16 tensor, FP32 accumulate' for a compute figure, 'memory bandwidth' for the others. A GPU without
+    tensor cores (Pascal, Maxwell) has no tensor rate: its figure is labelled without the word."""
     if c.metric != "compute":
         return esc(str(c.metric).replace("_", " "))
-    parts = [p for p in (c.precision, getattr(c, "unit_kind", None)) if isinstance(p, str)]
+    parts = [p for p in (c.precision, getattr(c, "unit_kind", None)) if isinstance(p, str)
+             and (tensor_cores or p != "tensor")]
     label = " ".join(parts)
     accumulate = getattr(c, "accumulate", None)
     if isinstance(accumulate, str):
@@ -88,7 +90,7 @@ def gpu_index(gpus: pd.DataFrame) -> str:
     return "\n".join([
         WIDE + "# GPU specifications",
         "",
-        f"{len(gpus)} GPU variants. Compute figures are **dense** (2:4 sparsity removed); BF16/FP16 are tensor rates "
+        f"{len(gpus)} GPU variants. Compute figures are **dense** (2:4 sparsity removed); BF16/FP16 are tensor-core rates (plain rates on GPUs without tensor cores) "
         "with FP32 accumulate; FP32 and FP64 are the plain vector rates; INT8 is in TOPS, never TFLOPS. "
         "A dash means no source we read publishes the figure (see [Coverage](../coverage.md)). "
         "Click a column header to sort.",
@@ -148,10 +150,14 @@ def nearest(g, gpus: list, n: int = 3) -> list:
                                          + _log_gap(g.best_16bit_tflops, o.best_16bit_tflops), o.gpu_id))[:n]
 
 
+def _has_tensor_cores(g) -> bool:
+    value = getattr(g, "has_tensor_cores", None)
+    return value is not None and pd.notna(value) and bool(value)
+
+
 def glance(g, offers: list, ranks: list, fits: list) -> str:
     """The first screen of a GPU page: its key figures, cheapest price per tier, largest models that fit, rankings."""
-    has_tensor = getattr(g, "has_tensor_cores", None)
-    tensor = " tensor" if has_tensor is not None and pd.notna(has_tensor) and bool(has_tensor) else ""
+    tensor = " tensor" if _has_tensor_cores(g) else ""
     cells = [("Memory", f"{num(g.memory_gb)} GB", esc(g.memory_type) or "type not published"),
              ("Bandwidth", f"{num(g.memory_bandwidth_gbs)} GB/s", "memory"),
              ("BF16", f"{num(g.bf16_tflops)} TFLOPS", f"dense{tensor}" if pd.notna(g.bf16_tflops) else "not in hardware or not published"),
@@ -208,7 +214,8 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
     out += ["", "## Canonical figures", "",
             "Dense figures chosen by rule: vendor datasheet over a copy of it over a curated dataset; "
             "a figure printed only with sparsity is halved.", ""]
-    rows = [[figure_label(c), printed(c), num(c.value / 2 if c.sparsity == "sparse" else c.value, 6),
+    tensor_cores = _has_tensor_cores(g)
+    rows = [[figure_label(c, tensor_cores), printed(c), num(c.value / 2 if c.sparsity == "sparse" else c.value, 6),
              url_link(c.title or c.source_id, c.url, SOURCE_CHARS), esc(KIND_LABELS.get(c.source_kind, c.source_kind)),
              esc(c.accessed_on)]
             for c in claims if c.is_canonical]
@@ -216,7 +223,7 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
     other = [c for c in claims if not c.is_canonical]
     if other:
         out += ["", "## Every other figure and how it compares", ""]
-        rows = [[figure_label(c), printed(c) if pd.notna(c.value) else esc(c.value_text),
+        rows = [[figure_label(c, tensor_cores), printed(c) if pd.notna(c.value) else esc(c.value_text),
                  esc(c.classification), esc(c.explanation), url_link(c.title or c.source_id, c.url, SOURCE_CHARS)]
                 for c in other]
         out.append(table(["Figure", "Value", "Class", "Explanation", "Source"], rows))
@@ -524,7 +531,7 @@ def prices_page(con) -> str:
            table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Latest snapshot", "Snapshots kept"],
                  prow), ""]
     if len(history):
-        out += [chart("history-all", charts.price_history(history.assign(offering=history["name"] + " · " + history["offering"]),
+        out += [chart("history-all", charts.price_history_picker(history,
                                                           "Price history (offers seen in more than one snapshot)")), ""]
     out += ["## Every current offer", "",
             table(["GPU", "$/GPU-hour", "Provider", "Tier", "Region", "Observed", "Offering", "GPUs", "$/hour"],
