@@ -412,6 +412,18 @@ def methodology_page(con) -> str:
         "- $ per million tokens = $/hour ÷ (tokens/s × 3600) × 10⁶; $ per TFLOP-hour = $/GPU-hour ÷ dense TFLOPS.",
         "- Ownership per hour = purchase ÷ (years × 8760) + power (kW × PUE × $/kWh) + hosting. Seed 003's 8 × H100 "
         "example: $300,000 over 3 years ≈ $11.4/h + $1/h power + $1/h rack ≈ $13.4/h; see the `ownership_cost` view.", "",
+        "## Planner", "",
+        "- Query: `pipeline/sql/plan/plan_options.sql`, over the public views only (`vram_fit`, `gpus`, `models`, "
+        "`price_offers`, `parameters`); `gpu-atlas plan` runs it for one scenario, the build for every choice the "
+        "Planner page offers.",
+        "- Serving memory for U users = the batch-1 requirement + (U − 1) × the per-sequence requirement (read from "
+        "`vram_fit`'s batch-1 and largest-batch rows: the requirement is linear in the batch). GPUs = the smallest "
+        "tensor-parallel degree of 1, 2, 4 or 8 that holds it; an offer of a whole multi-GPU instance is used whole.",
+        "- Bound tokens/s = min(U × GPUs × bandwidth ÷ (weight bytes read per step + U × KV bytes per sequence), "
+        "GPUs × dense TFLOPS ÷ (2 × active parameters)); the weights read per step are the experts U sequences "
+        "touch, at most all. Expected = the same with the bandwidth efficiency and prefill utilisation above.",
+        "- $ per million tokens = $/hour ÷ (expected tokens/s × 3600) × 10⁶; $ per job = tokens ÷ expected tokens/s "
+        "÷ 3600 × $/hour. Ties (within 0.5%) go to the lower $/hour.", "",
         "## Rankings", "",
         "Each component is divided by the best GPU's value (so the best scores 1) and weighted; the score is the "
         "weighted sum × 100. A missing component counts 0 and the ranking marks the GPU incomplete. "

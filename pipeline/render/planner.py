@@ -116,7 +116,7 @@ def options_table(options: pd.DataFrame, serve: bool = True) -> str:
                      f'<span class="atlas-why">{esc(o.why)}</span>'])
     headers = ["#", "Deployment", "Provider", "Tier", "$/M tokens" if serve else "$ per job", "$/hour",
                "Tokens/s expected (bound)", "Headroom", "Price date", "Why this rank"]
-    return table(headers, rows, low=[3, 5, 7, 9])
+    return table(headers, rows, low=[3, 5, 6, 7, 9])
 
 
 def planner_page(first: pd.DataFrame, index: dict) -> str:
@@ -126,11 +126,7 @@ def planner_page(first: pd.DataFrame, index: dict) -> str:
     return "\n".join([
         "---", "hide:", "  - navigation", "  - toc", "---",
         "# Planner", "",
-        "Pick a model and a workload: the Planner ranks every way to run it on the GPUs and cloud offers we track "
-        "(GPU × count × provider × tier), with the memory it needs against what the GPUs hold, the expected and "
-        "the upper-bound speed, and what it costs per hour and per million tokens or per job. Formulas: "
-        "[Methodology](methodology.md#speed-and-cost); the same ranking from the command line: "
-        "`gpu-atlas plan --model llama-3.1-70b --precision fp8 --context 32768 --users 16 [--json]`.", "",
+        "Pick a model, a workload and a load: every way to run it (GPU × count × provider × tier), ranked by cost.", "",
         '<form class="atlas-form" id="planner-form" data-api="../api/v1/plan/" aria-label="Planner choices">',
         '<label>Model <select name="model"></select></label>',
         '<label>Workload <select name="workload"></select></label>',
@@ -148,7 +144,11 @@ def planner_page(first: pd.DataFrame, index: dict) -> str:
         "tensor-parallel degree (1, 2, 4 or 8) that holds it, or a whole multi-GPU instance. Bound = the roofline "
         "(memory bandwidth for the weights and KV caches read per step, or dense compute); expected = the same at the "
         "bandwidth efficiency and utilisation in `parameters`. A one-GPU offer is priced per GPU (n GPUs cost n × its "
-        "price); a marketplace *minimum* is left out. Prices go stale: each shows its date and age.", "",
+        "price); a marketplace *minimum* is left out. Prices go stale: each shows its date and age. Training: the "
+        "memory of the method at the training context, tokens/s = GPUs × dense 16-bit TFLOPS × MFU ÷ (6 × active "
+        "parameters; 4 for LoRA and QLoRA). Formulas: [Methodology](methodology.md#planner). The same "
+        "ranking from the command line: "
+        "`gpu-atlas plan --model llama-3.1-70b --precision fp8 --context 32768 --users 16 [--json]`.", "",
         '<script src="../javascripts/planner.js" defer></script>', ""])
 
 

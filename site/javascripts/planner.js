@@ -103,7 +103,7 @@
     var table = el("table", { "data-scenario": key() });
     var head = ["#", "Deployment", "Provider", "Tier", serve ? "$/M tokens" : "$ per job", serve ? "$/hour" : "Hours",
                 "Tokens/s expected (bound)", "Headroom", "Price date", "Why this rank"];
-    var low = { 3: 1, 5: 1, 7: 1, 9: 1 };
+    var low = { 3: 1, 5: 1, 6: 1, 7: 1, 9: 1 };
     var tr = el("tr");
     head.forEach(function (h, i) { tr.appendChild(el("th", low[i] ? { "class": "atlas-low" } : {}, h)); });
     table.appendChild(el("thead")).appendChild(tr);
