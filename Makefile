@@ -10,7 +10,7 @@ export UV_SYSTEM_CERTS ?= 1
 # dependencies on every start costs seconds per command
 export UV_COMPILE_BYTECODE ?= 1
 
-.PHONY: build test test-fast bench prices fetch dev validate clean setup browser
+.PHONY: build test test-fast bench prices fetch dev validate clean setup browser serve
 
 $(UV):
 	$(PYTHON) -m pip install --user --quiet uv || $(PYTHON) -m pip install --user --quiet --break-system-packages uv
@@ -23,6 +23,9 @@ setup: $(VENV)
 
 build: $(VENV)        ## install, run the whole pipeline, build the site
 	$(UV) run gpu-atlas build
+
+serve:                ## serve the built site on http://127.0.0.1:8000/
+	$(PYTHON) -m http.server 8000 --bind 127.0.0.1 -d build/site
 
 prices: $(VENV)       ## re-materialise prices and what depends on them
 	$(UV) run gpu-atlas refresh-prices

@@ -207,6 +207,50 @@ def fit_command(
                    f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_gpu_link'] else 'no':>8}  {price}")
 
 
+@app.command("plan")
+def plan_command(
+    model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.1-70b"),
+    workload: str = typer.Option("serve", help="serve, full, lora, qlora or pretrain"),
+    precision: str = typer.Option("fp8", help="serving weights: bf16, fp8, int8, int4"),
+    context: int = typer.Option(4096, help="serving context tokens: one of the contexts in vram_fit (4096, 32768, 131072)"),
+    users: int = typer.Option(1, help="serving: concurrent users (sequences decoded at once)"),
+    tokens: float = typer.Option(None, help="training: tokens to train on (default 1e9; pretrain: 20 per parameter)"),
+    tier: str = typer.Option("on-demand", help="pricing tier (on-demand, spot, reserved, promotional) or 'any'"),
+    limit: int = typer.Option(10, help="options to show"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Ranked deployment options (GPU x count x provider x tier) with fit, speed and cost: the Planner's SQL."""
+    from .plan import WORKLOAD_LABELS, plan
+
+    db = paths().database
+    if not db.exists():
+        typer.secho(f"no database at {db}: run `make build` first", fg="red", err=True)
+        raise typer.Exit(1)
+    try:
+        result = plan(db, model, workload, precision, context, users, tokens, None if tier == "any" else tier, limit)
+    except ValueError as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from exc
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, default=str))
+        return
+    serve = workload == "serve"
+    typer.echo(f"{model} · {WORKLOAD_LABELS[workload]}"
+               + (f" · {precision} weights · {context} tokens · {users} users" if serve else "")
+               + f" · tier {tier}")
+    if not result["options"]:
+        typer.echo("no option: nothing fits on up to 8 GPUs of a priced offer")
+        return
+    typer.echo(f"{'#':>3} {'GPUs':<34} {'provider':<13} {'tier':<11} {'$/hour':>8} {'tok/s exp':>10} {'bound':>8} "
+               + (f"{'$/M tok':>8}" if serve else f"{'hours':>8} {'$/job':>10}") + "  headroom  price date")
+    for o in result["options"]:
+        cost = (f"{o['usd_per_million_tokens']:>8.3f}" if serve
+                else f"{o['job_hours']:>8,.1f} {o['usd_per_job']:>10,.0f}")
+        typer.echo(f"{o['rank']:>3} {str(o['gpu_count']) + ' x ' + o['gpu_name'][:29]:<34} {o['provider'][:13]:<13} "
+                   f"{o['pricing_tier'][:11]:<11} {o['usd_per_hour']:>8.2f} {o['expected_tokens_per_s']:>10,.0f} "
+                   f"{o['bound_tokens_per_s']:>8,.0f} {cost}  {o['headroom_gb']:>5,.0f} GB  {o['observed_on']}")
+
+
 def main() -> None:  # pragma: no cover
     app()
 

@@ -87,6 +87,21 @@ pages_prices = page_asset(
     pages.price_pages, "Home, rankings, cost per TFLOP, prices, what changed, coverage and one page per GPU.")
 
 
+@dg.asset(group_name="render", kinds={"markdown", "json"}, deps=["public_views", "site_docs_base"],
+          description="The Planner (its ranked options per scenario as JSON, pipeline/sql/plan/plan_options.sql), "
+                      "Compare, the versioned JSON files under api/v1/ and the Atom feed of price changes; "
+                      "all read from the public views.")
+def pages_plan(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
+    from pipeline.render.planner import site_files
+
+    with database.get_connection() as con:
+        define_macros(con)
+        generated = site_files(con)
+    n = write_pages(Path(atlas_paths.docs_dir), generated)
+    return dg.MaterializeResult(metadata={"files": len(generated), "files_changed": n,
+                                          "bytes": sum(len(t.encode("utf-8")) for t in generated.values())})
+
+
 @dg.asset(group_name="render", kinds={"duckdb", "parquet", "csv"}, deps=["public_views", "site_docs_base"],
           description="Downloads: the DuckDB file, and every public view as Parquet and CSV. A run that re-materialises "
                       "only some tables (the price refresh) rewrites only the files of views that read them.")
@@ -126,7 +141,8 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
 
 
 @dg.asset(group_name="render", kinds={"mkdocs"},
-          deps=["pages_specs", "pages_sources", "pages_estimates", "pages_prices", "pages_data", "site_docs_base"],
+          deps=["pages_specs", "pages_sources", "pages_estimates", "pages_prices", "pages_data", "pages_plan",
+                "site_docs_base"],
           description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
                       "only the pages whose Markdown changed are re-rendered and the search index is merged.")
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
@@ -140,4 +156,5 @@ def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    return dg.Definitions(assets=[site_docs_base, pages_specs, pages_sources, pages_estimates, pages_prices, exports, pages_data, site])
+    return dg.Definitions(assets=[site_docs_base, pages_specs, pages_sources, pages_estimates, pages_prices, pages_plan, exports, pages_data,
+                                   site])

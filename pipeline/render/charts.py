@@ -10,6 +10,24 @@ import pandas as pd
 
 WIDTH = "container"
 
+# One colour per provider on every chart of the site, whatever providers a chart shows. 26 colours that stay
+# apart (Kelly's 22 colours of maximum contrast without white and black, plus four darker tones); a provider
+# not listed takes the palette's colours in order after the listed ones.
+PALETTE = ["#875692", "#f38400", "#a1caf1", "#be0032", "#c2b280", "#848482", "#008856", "#e68fac", "#0067a5",
+           "#f99379", "#604e97", "#f6a600", "#b3446c", "#dcd300", "#882d17", "#8db600", "#654522", "#e25822",
+           "#2b3d26", "#1f77b4", "#17becf", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39"]
+KNOWN_PROVIDERS = ["aws", "azure", "gcp", "oracle", "coreweave", "lambda", "runpod", "vastai", "nebius", "hyperstack",
+                   "paperspace", "jarvislabs", "tensordock", "digitalocean", "crusoe", "fluidstack", "together",
+                   "vultr", "scaleway", "ovhcloud", "datacrunch", "genesiscloud", "modal", "ibm"]
+
+
+def provider_scale(providers) -> alt.Scale:
+    """The fixed provider colours, for the providers a chart shows."""
+    listed = list(KNOWN_PROVIDERS) + sorted(set(providers) - set(KNOWN_PROVIDERS))
+    colours = {p: PALETTE[i % len(PALETTE)] for i, p in enumerate(listed)}
+    shown = sorted(set(providers))
+    return alt.Scale(domain=shown, range=[colours[p] for p in shown])
+
 
 def _spec(chart: alt.TopLevelMixin) -> dict:
     return chart.to_dict(validate=True)
@@ -19,12 +37,15 @@ def bubble_compute_bandwidth(gpus: pd.DataFrame) -> dict:
     data = gpus.dropna(subset=["best_16bit_tflops", "memory_bandwidth_gbs"]).assign(
         architecture=lambda d: d["architecture"].fillna("unknown"))
     chart = alt.Chart(data).mark_circle(opacity=0.75, stroke="black", strokeWidth=0.4).encode(
-        x=alt.X("memory_bandwidth_gbs:Q", title="Memory bandwidth (GB/s)", scale=alt.Scale(type="log")),
-        y=alt.Y("best_16bit_tflops:Q", title="Dense BF16/FP16 tensor TFLOPS", scale=alt.Scale(type="log")),
+        x=alt.X("memory_bandwidth_gbs:Q", title="Memory bandwidth (GB/s)", scale=alt.Scale(type="log"),
+                axis=alt.Axis(labelOverlap="greedy", format="~s", tickCount=6)),
+        y=alt.Y("best_16bit_tflops:Q", title="Dense BF16/FP16 TFLOPS", scale=alt.Scale(type="log"),
+                axis=alt.Axis(labelOverlap="greedy", format="~s", tickCount=6)),
         size=alt.Size("memory_gb:Q", title="Memory (GB)", scale=alt.Scale(range=[30, 900])),
         color=alt.Color("architecture:N", title="Architecture"),
         tooltip=[alt.Tooltip("name:N", title="GPU"), "architecture:N",
                  alt.Tooltip("best_16bit_tflops:Q", title="dense 16-bit TFLOPS", format=",.1f"),
+                 alt.Tooltip("has_tensor_cores:N", title="tensor cores"),
                  alt.Tooltip("memory_bandwidth_gbs:Q", title="bandwidth GB/s", format=",.0f"),
                  alt.Tooltip("memory_gb:Q", title="memory GB")],
     ).properties(width=WIDTH, height=380, title="Dense 16-bit compute against memory bandwidth")
@@ -69,9 +90,10 @@ def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
     data = costs[(costs["precision"] == precision) & (costs["pricing_tier"] == "on-demand")][
         ["name", "provider", "offering", "usd_per_gpu_hour", "usd_per_tflop_hour"]]
     chart = alt.Chart(data).mark_point(filled=True, size=70).encode(
-        x=alt.X("usd_per_tflop_hour:Q", title=f"$ per dense {precision.upper()} TFLOP-hour", scale=alt.Scale(type="log")),
+        x=alt.X("usd_per_tflop_hour:Q", title=f"$ per dense {precision.upper()} TFLOP-hour", scale=alt.Scale(type="log"),
+                axis=alt.Axis(labelOverlap="greedy", format="$~g", orient="top")),
         y=alt.Y("name:N", sort=alt.EncodingSortField(field="usd_per_tflop_hour", op="min"), title=None),
-        color=alt.Color("provider:N", title="Provider"),
+        color=alt.Color("provider:N", title="Provider", scale=provider_scale(data["provider"])),
         tooltip=[alt.Tooltip("name:N", title="GPU"), "provider:N", "offering:N",
                  alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f"),
                  alt.Tooltip("usd_per_tflop_hour:Q", title="$/TFLOP-hour", format="$.4f")],
@@ -79,26 +101,30 @@ def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
     return _spec(chart)
 
 
-def token_cost(estimates: pd.DataFrame, model: str) -> dict:
+def token_cost(estimates: pd.DataFrame, model: str, top: int = 20) -> dict:
+    """The `top` cheapest deployments (GPU x weight format), one bar each, axis on top as well."""
     data = estimates[(estimates["model_id"] == model) & estimates["single_node"]].dropna(subset=["usd_per_million_tokens"])[
         ["name", "precision", "gpus_used", "batch_decode_tokens_per_s", "usd_per_million_tokens"]]
+    data = data.nsmallest(top, "usd_per_million_tokens").assign(
+        deployment=lambda d: d["gpus_used"].astype(int).astype(str) + " × " + d["name"] + " · " + d["precision"].str.upper())
     chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("usd_per_million_tokens:Q", title="$ per million output tokens (cheapest on-demand offer)"),
-        y=alt.Y("name:N", sort="x", title=None),
+        x=alt.X("usd_per_million_tokens:Q", title="$ per million output tokens (cheapest on-demand offer)",
+                axis=alt.Axis(orient="top")),
+        y=alt.Y("deployment:N", sort="x", title=None, axis=alt.Axis(labelLimit=260)),
         color=alt.Color("precision:N", title="Weights"),
-        yOffset="precision:N",
         tooltip=[alt.Tooltip("name:N", title="GPU"), "precision:N", alt.Tooltip("gpus_used:Q", title="GPUs"),
                  alt.Tooltip("batch_decode_tokens_per_s:Q", title="tokens/s (batch)", format=",.0f"),
                  alt.Tooltip("usd_per_million_tokens:Q", title="$/M tokens", format="$.3f")],
-    ).properties(width=WIDTH, title=f"Serving cost for {model} (deployments of up to 8 GPUs)")
+    ).properties(width=WIDTH, title=f"Serving cost for {model}: the {top} cheapest deployments of up to 8 GPUs")
     return _spec(chart)
 
 
 def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
     data = fit.assign(needed=fit["gpus_needed"].clip(upper=9),
                       label=fit["gpus_needed"].map(lambda n: "" if pd.isna(n) else (str(int(n)) if n <= 8 else ">8")))
-    base = alt.Chart(data).encode(
-        x=alt.X("gpu:N", title=None, sort=alt.EncodingSortField(field="memory_gb", order="descending")),
+    base = alt.Chart().encode(
+        x=alt.X("gpu:N", title=None, sort=alt.EncodingSortField(field="memory_gb", order="descending"),
+                axis=alt.Axis(labelAngle=-60, labelLimit=160)),
         y=alt.Y("model:N", title=None, sort=alt.EncodingSortField(field="params_b", order="descending")),
     )
     rect = base.mark_rect().encode(
@@ -106,39 +132,15 @@ def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
         tooltip=[alt.Tooltip("model:N"), alt.Tooltip("gpu:N"), alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
                  alt.Tooltip("label:N", title="GPUs needed")],
     )
-    text = base.mark_text(fontSize=9).encode(text="label:N")
-    return _spec((rect + text).properties(width=WIDTH, title=title))
-
-
-def fit_explorer(requirements: pd.DataFrame, gpus: pd.DataFrame, models: list[str], default_model: str,
-                 contexts: list[int]) -> dict:
-    """Pick model, precision and context in the browser; see which GPUs fit and how many are needed.
-    Data: one row per GPU plus one requirement per (model, precision, context), joined in Vega-Lite."""
-    model = alt.param(name="model", value=default_model,
-                      bind=alt.binding_select(options=models, name="Model "))
-    precision = alt.param(name="precision", value="fp8",
-                          bind=alt.binding_select(options=["fp32", "bf16", "fp8", "int8", "int4"], name="Weights "))
-    context = alt.param(name="context", value=contexts[0],
-                        bind=alt.binding_select(options=contexts, name="Context tokens "))
-    lookup = alt.LookupData(data=alt.Data(values=requirements.to_dict(orient="records")), key="key",
-                            fields=["required_gb", "weights_gb", "kv_cache_gb"])
-    chart = alt.Chart(gpus).transform_calculate(
-        key="model + '|' + precision + '|' + context"
-    ).transform_lookup(lookup="key", from_=lookup).transform_calculate(
-        gpus_needed="ceil(datum.required_gb / datum.usable_gb)",
-        fits="datum.gpus_needed <= 1 ? 'one GPU' : (datum.gpus_needed <= 8 ? '2-8 GPUs' : 'more than 8')",
-    ).mark_bar().encode(
-        x=alt.X("gpus_needed:Q", title="GPUs needed (inference, batch 1, KV cache BF16)"),
-        y=alt.Y("name:N", sort=alt.EncodingSortField(field="usable_gb", order="descending"), title=None),
-        color=alt.Color("fits:N", title="Fits on", scale=alt.Scale(domain=["one GPU", "2-8 GPUs", "more than 8"],
-                                                                   range=["#2ca02c", "#ff7f0e", "#d62728"])),
-        tooltip=[alt.Tooltip("name:N", title="GPU"), alt.Tooltip("usable_gb:Q", title="usable GB/GPU", format=",.1f"),
-                 alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
-                 alt.Tooltip("weights_gb:Q", title="weights GB", format=",.1f"),
-                 alt.Tooltip("kv_cache_gb:Q", title="KV cache GB", format=",.2f"),
-                 alt.Tooltip("gpus_needed:Q", title="GPUs needed")],
-    ).add_params(model, precision, context).properties(width=WIDTH, title="Which GPUs fit? (pick above)")
-    return _spec(chart)
+    text = base.mark_text(fontSize=9).encode(
+        text="label:N",
+        color=alt.condition("datum.needed >= 6", alt.value("white"), alt.value("black")))
+    # one 18 px cell per GPU and per model: the chart is as wide as its data (it scrolls on a phone)
+    data_cols = ["gpu", "model", "memory_gb", "params_b", "required_gb", "needed", "label"]
+    chart = (rect + text).properties(width=alt.Step(18), height=alt.Step(16), title=title)
+    spec = _spec(chart.properties(data=alt.Data(values=[])))
+    spec["data"] = {"values": data[data_cols].to_dict(orient="records")}
+    return spec
 
 
 @functools.cache
@@ -149,7 +151,7 @@ def _price_history_template() -> dict:
     base = alt.Chart(alt.Data(values=[])).encode(
         x=alt.X("observed_on:T", title="Observed on"),
         y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
-        color=alt.Color("provider:N", title="Provider", scale=alt.Scale(scheme="tableau20"),
+        color=alt.Color("provider:N", title="Provider", scale=provider_scale(KNOWN_PROVIDERS),
                         legend=alt.Legend(orient="bottom", columns=5)),
         detail="series:N",
         tooltip=["provider:N", "offering:N", "pricing_tier:N", "statistic:N", "region:N",
@@ -169,5 +171,34 @@ def price_history(history: pd.DataFrame, title: str) -> dict:
         ["series", "provider", "offering", "pricing_tier", "statistic", "region", "observed_on", "usd_per_gpu_hour"]]
     spec = copy.deepcopy(_price_history_template())
     spec["data"] = {"values": data.to_dict(orient="records")}
+    scale = provider_scale(data["provider"]).to_dict()
+    for layer in spec.get("layer", [spec]):  # the colours of the providers this chart shows
+        if "color" in layer.get("encoding", {}):
+            layer["encoding"]["color"]["scale"] = scale
     spec["title"] = title
     return spec
+
+
+def price_history_picker(history: pd.DataFrame, title: str) -> dict:
+    """Price history of one GPU at a time, chosen in a picker above the chart."""
+    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["statistic"]
+                          + " · " + history["region"] + " · " + history["offering"],
+                          observed_on=history["observed_on"].astype(str).str[:10])[
+        ["name", "series", "provider", "offering", "pricing_tier", "statistic", "region", "observed_on", "usd_per_gpu_hour"]]
+    names = sorted(data["name"].unique())
+    busiest = data.groupby("name")["series"].nunique().idxmax()
+    gpu = alt.param(name="gpu", value=busiest, bind=alt.binding_select(options=names, name="GPU "))
+    base = alt.Chart(data).transform_filter("datum.name == gpu").encode(
+        x=alt.X("observed_on:T", title="Observed on"),
+        y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
+        color=alt.Color("provider:N", title="Provider", scale=provider_scale(data["provider"]),
+                        legend=alt.Legend(orient="bottom", columns=5)),
+        detail="series:N",
+        tooltip=["provider:N", "offering:N", "pricing_tier:N", "statistic:N", "region:N",
+                 alt.Tooltip("observed_on:T", title="observed"),
+                 alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f")],
+    )
+    points = base.mark_point(filled=True, size=45).encode(
+        shape=alt.Shape("pricing_tier:N", title="Tier", legend=alt.Legend(orient="bottom")))
+    chart = alt.layer(base.mark_line(), points).add_params(gpu).properties(width=WIDTH, height=260, title=title)
+    return _spec(chart)

@@ -86,13 +86,17 @@ def url_link(text, url, limit: int | None = None) -> str:
     return f'<span{tip}>{esc(shown)}</span>' if tip else esc(shown)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]], sortable: bool = False) -> str:
-    """A Markdown table; cells must already be escaped or formatted."""
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], sortable: bool = False,
+          low: Sequence[int] = ()) -> str:
+    """A Markdown table; cells must already be escaped or formatted. A sortable table can be sorted by a click on
+    a header and filtered when long; columns listed in `low` (0-based) are hidden on a phone."""
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     body = "\n".join(lines)
-    if sortable:
-        return f'<div class="atlas-sortable" markdown="1">\n\n{body}\n\n</div>'
+    if sortable or low:
+        cls = "atlas-sortable" if sortable else "atlas-plain"
+        attr = f' data-low="{",".join(str(i) for i in low)}"' if low else ""
+        return f'<div class="{cls}"{attr} markdown="1">\n\n{body}\n\n</div>'
     return body
 
 
@@ -105,6 +109,13 @@ def _finite(value):
     if isinstance(value, list):
         return [_finite(v) for v in value]
     return value
+
+
+def chart_data(spec: dict, url: str) -> tuple[dict, str]:
+    """The spec with its inline data moved to a JSON file at `url` (relative to the page), and that file's text:
+    a chart with thousands of points keeps the page small, and its data loads after the page."""
+    data = json.dumps(_finite(spec["data"]["values"]), separators=(",", ":"), default=str, allow_nan=False)
+    return {**spec, "data": {"url": url, "format": {"type": "json"}}}, data
 
 
 def chart(name: str, spec: dict, caption: str = "") -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import duckdb
 import pandas as pd
 
 from . import charts, measured
-from .markdown import age, chart, esc, link, money, num, table, url_link
+from .markdown import age, chart, chart_data, esc, link, money, num, table, url_link
 
 FIGURE_COLUMNS = [
     ("memory_gb", "Memory", "GB"), ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
@@ -17,6 +18,10 @@ FIGURE_COLUMNS = [
     ("fp4_tflops", "FP4", "TFLOPS"), ("int8_tops", "INT8", "TOPS"), ("fp64_tflops", "FP64 (vector)", "TFLOPS"),
     ("tdp_w", "TDP", "W"), ("interconnect_gbs", "NVLink / fabric", "GB/s"), ("launch_price_usd", "Launch price", "USD"),
 ]
+
+
+# the GPU index: the columns that decide first
+INDEX_COLUMNS = [FIGURE_COLUMNS[i] for i in (0, 1, 4, 6, 7, 8, 10, 5, 3, 2, 9, 11, 12)]
 
 
 def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
@@ -30,18 +35,20 @@ def df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> 
 SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title in the tooltip)
 
 
-WIDE = "---\nhide:\n  - toc\n---\n"  # front matter: a page that is one wide table gives the table of contents' width to it
+WIDE = "---\nhide:\n  - navigation\n  - toc\n---\n"  # front matter: a page that is a wide table gets the whole width
 KIND_LABELS = {"vendor_document": "vendor document", "vendor_reprint": "vendor reprint", "curated_dataset": "curated dataset",
                "reseller": "reseller", "blog_or_wiki": "blog or wiki", "article": "article", "cloud_price_list": "price list", "price_api": "price API",
                "model_card": "model card", "curated_mapping": "mapping"}
 UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
 
 
-def figure_label(c) -> str:
-    """'bf16 tensor, FP32 accumulate' for a compute figure, 'memory bandwidth' for the others."""
+def figure_label(c, tensor_cores: bool = True) -> str:
+    """'bf16 tensor, FP32 accumulate' for a compute figure, 'memory bandwidth' for the others. A GPU without
+    tensor cores (Pascal, Maxwell) has no tensor rate: its figure is labelled without the word."""
     if c.metric != "compute":
         return esc(str(c.metric).replace("_", " "))
-    parts = [p for p in (c.precision, getattr(c, "unit_kind", None)) if isinstance(p, str)]
+    parts = [p for p in (c.precision, getattr(c, "unit_kind", None)) if isinstance(p, str)
+             and (tensor_cores or p != "tensor")]
     label = " ".join(parts)
     accumulate = getattr(c, "accumulate", None)
     if isinstance(accumulate, str):
@@ -76,21 +83,21 @@ def source_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 def gpu_index(gpus: pd.DataFrame) -> str:
     rows = []
-    for g in gpus.itertuples():
-        rows.append([gpu_link(g.gpu_id, g.name, ""), esc(g.vendor), esc(g.architecture), esc(g.form_factor),
-                     str(int(g.release_year)) if pd.notna(g.release_year) else "–", esc(g.memory_type)]
-                    + [num(getattr(g, c)) for c, _, _ in FIGURE_COLUMNS])
-    headers = ["GPU", "Vendor", "Architecture", "Form", "Year", "Memory type"] + [f"{t} ({u})" for _, t, u in FIGURE_COLUMNS]
+    for g in gpus.itertuples():  # vendor and form factor are in the name; memory type on the GPU's page
+        rows.append([gpu_link(g.gpu_id, g.name, "")] + [num(getattr(g, c)) for c, _, _ in INDEX_COLUMNS]
+                    + [esc(g.architecture), str(int(g.release_year)) if pd.notna(g.release_year) else "–"])
+    headers = ["GPU"] + [f"{t}<br>{u}" for _, t, u in INDEX_COLUMNS] + ["Architecture", "Year"]
     return "\n".join([
         WIDE + "# GPU specifications",
         "",
-        f"{len(gpus)} GPU variants. Compute figures are **dense** (2:4 sparsity removed); BF16/FP16 are tensor rates "
+        f"{len(gpus)} GPU variants. Compute figures are **dense** (2:4 sparsity removed); BF16/FP16 are tensor-core rates (plain rates on GPUs without tensor cores) "
         "with FP32 accumulate; FP32 and FP64 are the plain vector rates; INT8 is in TOPS, never TFLOPS. "
         "A dash means no source we read publishes the figure (see [Coverage](../coverage.md)). "
         "Click a column header to sort.",
         "",
+        table(headers, rows, sortable=True, low=list(range(5, 16))),
+        "",
         chart("bubble", charts.bubble_compute_bandwidth(gpus)),
-        table(headers, rows, sortable=True),
         "",
         chart("per-watt", charts.tflops_per_watt(gpus)),
     ])
@@ -130,10 +137,58 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
             for g in all_gpus}
 
 
+def _log_gap(a, b) -> float:
+    import math
+    if pd.isna(a) or pd.isna(b) or a <= 0 or b <= 0:
+        return 1.0
+    return abs(math.log(a / b))
+
+
+def nearest(g, gpus: list, n: int = 3) -> list:
+    """The GPUs closest to g in memory, bandwidth and dense 16-bit compute (log distance)."""
+    others = [o for o in gpus if o.gpu_id != g.gpu_id]
+    return sorted(others, key=lambda o: (_log_gap(g.memory_gb, o.memory_gb) + _log_gap(g.memory_bandwidth_gbs, o.memory_bandwidth_gbs)
+                                         + _log_gap(g.best_16bit_tflops, o.best_16bit_tflops), o.gpu_id))[:n]
+
+
+def _has_tensor_cores(g) -> bool:
+    value = getattr(g, "has_tensor_cores", None)
+    return value is not None and pd.notna(value) and bool(value)
+
+
+def glance(g, offers: list, ranks: list, fits: list, picks: list = ()) -> str:
+    """The first screen of a GPU page: its key figures, cheapest price per tier, largest models that fit, rankings."""
+    tensor = " tensor" if _has_tensor_cores(g) else ""
+    cells = [("Memory", f"{num(g.memory_gb)} GB", esc(g.memory_type) or "type not published"),
+             ("Bandwidth", f"{num(g.memory_bandwidth_gbs)} GB/s", "memory"),
+             ("BF16", f"{num(g.bf16_tflops)} TFLOPS", f"dense{tensor}" if pd.notna(g.bf16_tflops) else "not in hardware or not published"),
+             ("FP8", f"{num(g.fp8_tflops)} TFLOPS", f"dense{tensor}" if pd.notna(g.fp8_tflops) else "not in hardware or not published"),
+             ("TDP", f"{num(g.tdp_w)} W", "board power")]
+    best = [p for p in picks if pd.notna(p.usd_per_gpu_hour)]  # the price every page uses, per tier (price_picks)
+    for p in best:
+        cells.append((f"Cheapest {esc(p.pick)}", f"{money(p.usd_per_gpu_hour, 2)}/GPU-h",
+                      f"{esc(p.provider)} · {age(p.observed_on)}"))
+    if not best:
+        cells.append(("Cloud price", "–", "no current offer"))
+    for f in sorted(fits, key=lambda f: ["bf16", "fp8", "int4"].index(f.precision)):
+        largest = f.models.split(", ")[0]
+        cells.append((f"Largest on one, {esc(f.precision.upper())}", esc(largest), f"{f.n} models fit (4k context)"))
+    for r in ranks:
+        cells.append((f"{esc(r.workload).title()} rank", f"#{int(r.rank)}", f"score {r.score:.1f}"
+                      + (f"; value #{int(r.value_rank)}" if pd.notna(r.value_rank) else "")))
+    body = "".join(f"<div><span>{k}</span><b>{v}</b><span>{sub}</span></div>" for k, v, sub in cells)
+    return f'<div class="atlas-glance">{body}</div>'
+
+
 def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | None, ranks: list, fits: list,
              picks: list = ()) -> str:
     variants = [v for v in gpus if v.family == g.family and v.gpu_id != g.gpu_id]
-    out = [f"# {esc(g.name)}", ""]
+    near = nearest(g, gpus)
+    compare = ",".join([g.gpu_id] + [o.gpu_id for o in near])
+    out = [f"# {esc(g.name)}", "", glance(g, offers, ranks, fits, picks), "",
+           f'**Compare with its nearest alternatives:** <a href="../../compare/?gpus={compare}">all four side by side</a> · '
+           + " · ".join(f'<a href="../../compare/?gpus={g.gpu_id},{o.gpu_id}">vs {esc(o.name)}</a>' for o in near), "",
+           "## Details", ""]
     facts = [
         ("Vendor", esc(g.vendor)), ("Architecture", esc(g.architecture) or "–"), ("Form factor", esc(g.form_factor)),
         ("Segment", esc(g.segment)),
@@ -159,7 +214,8 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
     out += ["", "## Canonical figures", "",
             "Dense figures chosen by rule: vendor datasheet over a copy of it over a curated dataset; "
             "a figure printed only with sparsity is halved.", ""]
-    rows = [[figure_label(c), printed(c), num(c.value / 2 if c.sparsity == "sparse" else c.value, 6),
+    tensor_cores = _has_tensor_cores(g)
+    rows = [[figure_label(c, tensor_cores), printed(c), num(c.value / 2 if c.sparsity == "sparse" else c.value, 6),
              url_link(c.title or c.source_id, c.url, SOURCE_CHARS), esc(KIND_LABELS.get(c.source_kind, c.source_kind)),
              esc(c.accessed_on)]
             for c in claims if c.is_canonical]
@@ -167,7 +223,7 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
     other = [c for c in claims if not c.is_canonical]
     if other:
         out += ["", "## Every other figure and how it compares", ""]
-        rows = [[figure_label(c), printed(c) if pd.notna(c.value) else esc(c.value_text),
+        rows = [[figure_label(c, tensor_cores), printed(c) if pd.notna(c.value) else esc(c.value_text),
                  esc(c.classification), esc(c.explanation), url_link(c.title or c.source_id, c.url, SOURCE_CHARS)]
                 for c in other]
         out.append(table(["Figure", "Value", "Class", "Explanation", "Source"], rows))
@@ -201,7 +257,7 @@ def conflicts_page(con) -> str:
     summary = claims.groupby("classification").size().sort_values(ascending=False)
     vendor = df(con, """select classification, count(*) as n from core_spec_claims
                         where claim_id like 'fig:%' group by all order by n desc, classification""")
-    out = ["# Sources and conflicts", "",
+    out = [WIDE + "# Sources and conflicts", "",
            "Every figure printed in the seed articles is a row of `spec_claims`, compared with the canonical "
            "value by a rule that links the two figures (first match wins): **agrees** (within 2.5%); **sparse figure** "
            "(2 × dense); **other rate** (vector vs tensor, FP16 accumulate, base vs boost clock); **another precision** "
@@ -211,11 +267,11 @@ def conflicts_page(con) -> str:
            "Datasheet and dataset figures are classified the same way: "
            + ", ".join(f"{esc(r.classification)} {r.n}" for r in vendor.itertuples()) + ".", "",
            "## Every article claim", ""]
-    rows = [[url_link(c.source_file.split("/")[2], c.url), esc(c.row_label), link(c.name, f"gpus/{c.gpu_id}.md"), esc(c.metric),
-             esc(c.precision), esc(c.quote), esc(c.canonical) if c.canonical is not None else "–",
-             f"**{esc(c.classification)}**", esc(c.explanation)] for c in claims.itertuples()]
-    out.append(table(["Article", "Row", "Variant", "Metric", "Precision", "Printed", "Datasheet", "Class", "Explanation"],
-                     rows, sortable=True))
+    rows = [[link(c.name, f"gpus/{c.gpu_id}.md"), f"**{esc(c.classification)}**", esc(c.explanation),
+             esc(c.quote), esc(c.canonical) if c.canonical is not None else "–", esc(c.metric), esc(c.precision),
+             url_link(c.source_file.split("/")[2], c.url), esc(c.row_label)] for c in claims.itertuples()]
+    out.append(table(["Variant", "Class", "Explanation", "Printed", "Datasheet", "Metric", "Precision", "Article", "Row"],
+                     rows, sortable=True, low=[3, 4, 5, 6, 7, 8]))
     mc = df(con, "select c.*, s.url from out_model_claims as c left join core_sources as s using (source_id) order by source_row")
     out += ["", "## Model memory claims", "",
             "The seed articles' model memory figures against our computation (GB = 10⁹ bytes). A claim is matched "
@@ -266,7 +322,7 @@ def models_page(con) -> str:
               f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
               url_link("config", m.url)] for m in models.itertuples()]
     notes = [f"{i}. **{esc(m.name)}**: {esc(m.params_note)}" for i, m in enumerate(noted, start=1)]
-    return "\n".join(["# Models", "", f"{len(models)} LLMs. Parameter counts are **computed from each official "
+    return "\n".join([WIDE + "# Models", "", f"{len(models)} LLMs. Parameter counts are **computed from each official "
                       "config** by component (embeddings, output head, attention, MLP or experts, norms) and checked "
                       "against the count the model card publishes: a difference above 0.5% stops the build unless "
                       "the model carries an explanation (numbered below). Billions throughout.", "",
@@ -282,11 +338,16 @@ def models_page(con) -> str:
 
 # ----------------------------------------------------------------------------- estimates
 def estimate_pages(con) -> dict[str, str]:
-    return {"vram-fit.md": vram_fit_page(con), "methodology.md": methodology_page(con),
-            "measured.md": measured.measured_page(con)}
+    return {**vram_fit_page(con), "methodology.md": methodology_page(con), "measured.md": measured.measured_page(con)}
 
 
-def vram_fit_page(con) -> str:
+def _rounded(value, digits: int):
+    """A number for JSON: rounded, or null when missing."""
+    return None if value is None or pd.isna(value) else round(float(value), digits)
+
+
+def vram_fit_page(con) -> dict[str, str]:
+    """The VRAM-fit page, and the data of its heatmaps as JSON files loaded by the charts (the page stays small)."""
     models = df(con, "select model_id, params_b from core_models order by params_b desc, model_id")
     gpus = df(con, """select gpu_id, name, memory_gb, memory_gb * param('usable_memory_fraction') as usable_gb
                       from core_gpus where memory_gb is not null order by memory_gb desc, gpu_id""")
@@ -326,10 +387,28 @@ def vram_fit_page(con) -> str:
            "(5 weight formats × 2 KV formats × 3 contexts × 2 batch sizes for inference; full, LoRA and QLoRA "
            "fine-tuning with and without recomputation) × {1, 2, 4, 8} GPUs. Formulas: [Methodology](methodology.md).", "",
            "## Explorer", "",
-           chart("explorer", charts.fit_explorer(req, gpus, list(models.model_id), "llama-3.1-70b", contexts)), ""]
+           "Pick a model, its weight format and a context: every GPU with the number it takes (inference, batch 1, "
+           "KV cache BF16). The heatmaps below show every model at once.", "",
+           '<form class="atlas-form" id="fit-form" data-src="../charts/vram-fit-explorer.json" aria-label="Model, weights and context">',
+           '<label>Model <select name="model"></select></label>',
+           '<label>Weights <select name="precision"></select></label>',
+           '<label>Context tokens <select name="context"></select></label>',
+           "</form>", "",
+           '<div id="fit-out" class="atlas-fit"><p>The explorer needs JavaScript; every setting is in the <code>vram_fit</code> view.</p></div>',
+           "", '<script src="../javascripts/fitexplorer.js" defer></script>', ""]
+    explorer = {"default": {"model": "llama-3.1-70b", "precision": "fp8", "context": contexts[0]},
+                "models": [{"model_id": m.model_id, "params_b": m.params_b} for m in models.itertuples()],
+                "precisions": ["fp32", "bf16", "fp8", "int8", "int4"], "contexts": contexts,
+                "gpus": [{"gpu_id": g.gpu_id, "name": g.name, "usable_gb": round(float(g.usable_gb), 2)}
+                         for g in gpus.itertuples()],
+                "required": {r.key: [_rounded(r.required_gb, 2), _rounded(r.weights_gb, 2), _rounded(r.kv_cache_gb, 3)]
+                             for r in req.itertuples()}}
+    files = {"charts/vram-fit-explorer.json": json.dumps(explorer, separators=(",", ":"))}
     for i, (label, fit) in enumerate(heat.items()):
-        out += [f"## {label.capitalize()}", "", chart(f"heat-{i}", charts.fit_heatmap(fit, f"GPUs needed: {label}")), ""]
-    return "\n".join(out)
+        spec, data = chart_data(charts.fit_heatmap(fit, f"GPUs needed: {label}"), f"../charts/vram-fit-heat-{i}.json")
+        files[f"charts/vram-fit-heat-{i}.json"] = data
+        out += [f"## {label.capitalize()}", "", chart(f"heat-{i}", spec), ""]
+    return {"vram-fit.md": "\n".join(out), **files}
 
 
 def methodology_page(con) -> str:
@@ -401,6 +480,18 @@ def methodology_page(con) -> str:
         "$ per TFLOP-hour = $/GPU-hour ÷ dense TFLOPS.",
         "- Ownership per hour = purchase ÷ (years × 8760) + power (kW × PUE × $/kWh) + hosting. Seed 003's 8 × H100 "
         "example: $300,000 over 3 years ≈ $11.4/h + $1/h power + $1/h rack ≈ $13.4/h; see the `ownership_cost` view.", "",
+        "## Planner", "",
+        "- Query: `pipeline/sql/plan/plan_options.sql`, over the public views only (`vram_fit`, `gpus`, `models`, "
+        "`price_offers`, `parameters`); `gpu-atlas plan` runs it for one scenario, the build for every choice the "
+        "Planner page offers.",
+        "- Serving memory for U users = the batch-1 requirement + (U − 1) × the per-sequence requirement (read from "
+        "`vram_fit`'s batch-1 and largest-batch rows: the requirement is linear in the batch). GPUs = the smallest "
+        "tensor-parallel degree of 1, 2, 4 or 8 that holds it; an offer of a whole multi-GPU instance is used whole.",
+        "- Bound tokens/s = min(U × GPUs × bandwidth ÷ (weight bytes read per step + U × KV bytes per sequence), "
+        "GPUs × dense TFLOPS ÷ (2 × active parameters)); the weights read per step are the experts U sequences "
+        "touch, at most all. Expected = the same with the bandwidth efficiency and prefill utilisation above.",
+        "- $ per million tokens = $/hour ÷ (expected tokens/s × 3600) × 10⁶; $ per job = tokens ÷ expected tokens/s "
+        "÷ 3600 × $/hour. Ties (within 0.5%) go to the lower $/hour.", "",
         "## Rankings", "",
         "Each component is divided by the best GPU's value (so the best scores 1) and weighted; the score is the "
         "weighted sum × 100. A missing component counts 0 and the ranking marks the GPU incomplete. "
@@ -415,7 +506,7 @@ def methodology_page(con) -> str:
 def price_pages(con) -> dict[str, str]:
     pages = {"training.md": ranking_page(con, "training"), "inference.md": ranking_page(con, "inference"),
              "cost-per-tflop.md": cost_page(con), "prices.md": prices_page(con), "changes.md": changes_page(con),
-             "coverage.md": coverage_page(con), "index.md": home_page(con)}
+             "coverage.md": coverage_page(con)}
     pages.update(gpu_pages(con))
     return pages
 
@@ -427,9 +518,9 @@ def ranking_page(con, workload: str) -> str:
     comps = list(weights.component)
     rows = []
     for r in ranks.itertuples():
-        rows.append([str(int(r.rank)), gpu_link(r.gpu_id, r.name), f"{r.score:.1f}" + ("" if r.all_components_known else " *")]
-                    + [num(getattr(r, f"{c}_component")) for c in comps]
-                    + [money(r.cheapest_usd_per_gpu_hour, 3), num(r.score_per_usd), num(r.value_rank)])
+        rows.append([str(int(r.rank)), gpu_link(r.gpu_id, r.name), f"{r.score:.1f}" + ("" if r.all_components_known else " *"),
+                     money(r.cheapest_usd_per_gpu_hour, 3), num(r.score_per_usd), num(r.value_rank)]
+                    + [num(getattr(r, f"{c}_component")) for c in comps])
     intro = {
         "training": "Training rewards fine-tuning throughput (dense BF16 compute at a stated MFU), the share of "
                     "catalogue models whose full fine-tune fits on eight of the GPU, memory bandwidth, and a fast "
@@ -437,13 +528,13 @@ def ranking_page(con, workload: str) -> str:
         "inference": "Inference rewards decode speed (memory bandwidth against the bytes read per token), the "
                      "share of catalogue models that fit on one GPU, and low-precision throughput.",
     }[workload]
-    out = [f"# {workload.title()} ranking", "", intro + " Components are normalised to the best GPU; weights: "
+    out = [WIDE + f"# {workload.title()} ranking", "", intro + " Components are normalised to the best GPU; weights: "
            + ", ".join(f"{esc(w.component)} {w.weight:.2f}" for w in weights.itertuples())
            + ". * = a component is unknown for this GPU (counted as 0). How every number is made: "
            "[Methodology](methodology.md).", "",
-           chart(f"rank-{workload}", charts.ranking_components(ranks, weights, workload)), "",
-           table(["Rank", "GPU", "Score"] + [f"{c}" for c in comps] + ["Cheapest $/GPU-h", "Score per $", "Value rank"],
-                 rows, sortable=True)]
+           table(["Rank", "GPU", "Score", "Cheapest $/GPU-h", "Score per $", "Value rank"] + [f"{c}" for c in comps],
+                 rows, sortable=True, low=list(range(6, 6 + len(comps)))), "",
+           chart(f"rank-{workload}", charts.ranking_components(ranks, weights, workload))]
     if workload == "inference":
         est = df(con, """select e.*, g.name from out_inference_estimates as e join core_gpus as g using (gpu_id)
                          where model_id = (select value_text from core_parameters where name = 'reference_model')
@@ -548,10 +639,10 @@ def prices_page(con) -> str:
                                   (select count(distinct h.observed_on) from core_price_history as h
                                    where h.provider = o.provider) as snapshots
                            from core_price_offers as o group by all order by provider""")
-    rows = [[esc(o.provider), esc(o.offering), gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
-             num(o.gpu_count), money(o.usd_per_hour, 3) + original_price(o),
+    rows = [[gpu_link(o.gpu_id, o.name) if pd.notna(o.gpu_id) else f"*unmapped:* {esc(o.provider_gpu_name)}",
              money(o.comparable_usd_per_gpu_hour if pd.notna(o.comparable_usd_per_gpu_hour) else o.usd_per_gpu_hour, 3),
-             tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on), offer_flags(o)] for o in offers.itertuples()]
+             esc(o.provider), tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on), esc(o.offering),
+             num(o.gpu_count), money(o.usd_per_hour, 3) + original_price(o), offer_flags(o)] for o in offers.itertuples()]
     prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), esc(p.kinds), esc(p.currencies),
              age(p.observed_on), str(p.stale), str(p.snapshots)] for p in providers.itertuples()]
     pick_rows = [[gpu_link(p.gpu_id, p.name), esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else ""),
@@ -559,7 +650,7 @@ def prices_page(con) -> str:
                   age(p.observed_on) if pd.notna(p.observed_on) else "–", esc(p.why)] for p in picks.itertuples()]
     max_age = int(param(con, "price_max_age_days"))
     min_sample = int(param(con, "marketplace_min_sample"))
-    out = ["# Cloud prices", "",
+    out = [WIDE + "# Cloud prices", "",
            f"{len(offers)} current offers from {len(providers)} providers (each provider's latest snapshot). Instance "
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
            f"promotional); {STATISTIC_MARKS}. Each price shows its age: prices go stale. History: the "
@@ -578,11 +669,11 @@ def prices_page(con) -> str:
            "of a range, not an offer, and is never used. Query: the `price_picks` view.", "",
            table(["GPU", "Tier", "$/GPU-hour", "Provider", "Offering", "Observed", "Why"], pick_rows, sortable=True), ""]
     if len(history):
-        out += [chart("history-all", charts.price_history(history.assign(offering=history["name"] + " · " + history["offering"]),
+        out += [chart("history-all", charts.price_history_picker(history,
                                                           "Price history (offers seen in more than one snapshot)")), ""]
     out += ["## Every current offer", "",
-            table(["Provider", "Offering", "GPU", "GPUs", "$/hour", "$/GPU-hour", "Tier", "Region", "Observed", "Note"],
-                  rows, sortable=True)]
+            table(["GPU", "$/GPU-hour", "Provider", "Tier", "Region", "Observed", "Offering", "GPUs", "$/hour", "Note"],
+                  rows, sortable=True, low=[4, 6, 7, 8])]
     return "\n".join(out) + "\n"
 
 
@@ -629,7 +720,7 @@ def changes_page(con) -> str:
                       "Before and after are per GPU-hour, in the provider's previous and current snapshot (dates "
                       "above).", "",
                       table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %",
-                             "Detail"], rows, sortable=True)]) + "\n"
+                             "Detail"], rows, sortable=True, low=[1, 4])]) + "\n"
 
 
 def coverage_page(con) -> str:
@@ -664,41 +755,6 @@ def coverage_page(con) -> str:
                       table(["Model", "Missing fields"], mrows) if mrows else "None."]) + "\n"
 
 
-def home_page(con) -> str:
-    top = df(con, """select r.workload, g.name, r.gpu_id, r.score, r.value_rank, r.rank from out_rankings as r
-                     join core_gpus as g using (gpu_id) where r.rank = 1 or r.value_rank = 1 order by all""")
-    gpus = df(con, "select * from core_gpus order by name")
-    counts = con.execute("""select (select count(*) from core_gpus), (select count(distinct provider) from core_price_offers),
-                             (select count(*) from core_price_offers), (select count(*) from core_models),
-                             (select max(observed_on) from core_price_offers),
-                             (select count(*) from core_spec_claims where claim_id like 'claim:%')""").fetchone()
-    cheapest = df(con, """select c.*, g.name from core_cheapest_offers as c join core_gpus as g using (gpu_id)
-                          order by g.best_16bit_tflops desc nulls last, g.name""")
-    cheap_rows = [[gpu_link(c.gpu_id, c.name), money(c.usd_per_gpu_hour, 3), esc(c.provider), esc(c.offering),
-                   age(c.observed_on)] for c in cheapest.itertuples()]
-    picks = []
-    for t in top.itertuples():
-        what = f"Best {t.workload} GPU" if t.rank == 1 else f"Best {t.workload} value per $"
-        picks.append(f"- **{what}:** {gpu_link(t.gpu_id, t.name)} (score {t.score:.1f})")
-    return "\n".join([
-        "# GPU Atlas", "",
-        "Which GPU should you rent or buy to train or serve a model, and what will it cost? GPU Atlas joins vendor "
-        "spec sheets, cloud price lists and LLM configs into one DuckDB file and this site: dense figures only, "
-        "SXM and PCIe kept apart, every figure linked to its source, every estimate with its formula.", "",
-        f"**{counts[0]} GPU variants · {counts[3]} models · {counts[2]} offers from {counts[1]} providers · "
-        f"{counts[5]} article claims checked.** Built {dt.date.today().isoformat()}; newest price snapshot "
-        f"{counts[4]}.", "",
-        "## Headline picks", "", *sorted(picks), "",
-        "## Cheapest current on-demand price per GPU", "",
-        f"The on-demand price every estimate and ranking uses: fresh (observed within "
-        f"{int(param(con, 'price_max_age_days'))} days) and comparable ([how it is chosen](prices.md#prices-used)).", "",
-        table(["GPU", "$/GPU-hour", "Provider", "Offering", "Observed"], cheap_rows, sortable=True), "",
-        "See the [training](training.md) and [inference](inference.md) rankings, [cost per TFLOP](cost-per-tflop.md), "
-        "[VRAM fit](vram-fit.md), [cloud prices](prices.md) and [what changed](changes.md).", "",
-        chart("home-bubble", charts.bubble_compute_bandwidth(gpus)),
-    ]) + "\n"
-
-
 # ----------------------------------------------------------------------------- data
 def data_page(con, downloads: list[str]) -> str:
     from pipeline.contract import COLUMN_DOCS, VIEWS
@@ -710,6 +766,15 @@ def data_page(con, downloads: list[str]) -> str:
            "## Downloads", ""]
     for name in downloads:
         out.append(f"- [{esc(name)}](downloads/{name})")
+    out += ["", "## JSON files and the price feed", "",
+            "Static JSON files for programs, versioned (`schema_version` in each file; a breaking change moves them "
+            "to a new folder), described in [schema.json](api/v1/schema.json):", "",
+            "- [gpus.json](api/v1/gpus.json): every GPU variant's figures with its cheapest current price per tier",
+            "- [offers.json](api/v1/offers.json): every current price offer",
+            "- [estimates.json](api/v1/estimates.json): serving and training estimates",
+            "- [fits.json](api/v1/fits.json): the largest model that fits on one GPU, per weight format",
+            "- [plan/index.json](api/v1/plan/index.json): the Planner's choices; `plan/<model_id>.json` its ranked options",
+            "- [prices.atom](feeds/prices.atom): an Atom feed of price changes, one entry per provider snapshot"]
     out += ["", "## Example queries", "", "```sql",
             "-- dense BF16 and memory, fastest first",
             "select name, bf16_tflops, memory_gb from gpus order by bf16_tflops desc nulls last;",

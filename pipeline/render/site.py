@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +87,17 @@ def pages_all_built(docs: Path, site: Path) -> bool:
     return all(_built_page(site, md.relative_to(docs)).is_file() for md in docs.rglob("*.md"))
 
 
+THEME_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
+SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+
+
+def finish_page(html: str) -> str:
+    """The theme's script deferred (it runs after parsing, before the site's own deferred scripts, so the
+    first paint never waits for it) and its search dialog named for screen readers."""
+    html = THEME_BUNDLE.sub(r'<script src="\1" defer></script>', html, count=1)
+    return html.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
+
+
 SITE_KEY = ".atlas-site-key"  # hidden: MkDocs never copies nor cleans dot files in the site folder
 
 
@@ -131,7 +143,7 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
 
         def on_post_page(self, output, page, config):  # which pages this build rendered
             rendered.append(page.file.src_uri)
-            return output
+            return finish_page(output)
 
     cfg.plugins["gpu-atlas-hooks"] = _Hooks()  # type: ignore[assignment]
     # Plugins are cached per process across builds. Material's search plugin, told of a dirty build, keeps

@@ -1,5 +1,8 @@
-// Click a header of a table inside .atlas-sortable to sort by that column (numbers numerically).
+// Tables inside .atlas-sortable: click a header to sort by that column (numbers numerically); long tables
+// get a filter box; columns listed in data-low (0-based) are hidden on a phone (atlas.css).
 (function () {
+  var FILTER_ROWS = 25;
+
   function value(cell) {
     var age = cell.querySelector("[data-days]");  // price ages (ages.js) sort by their day count
     if (age) return Number(age.getAttribute("data-days"));
@@ -10,10 +13,52 @@
     return isNaN(n) ? cell.textContent.trim().toLowerCase() : n;
   }
 
+  function addFilter(wrapper, tableEl) {
+    var rows = tableEl.tBodies[0] ? tableEl.tBodies[0].rows : [];
+    if (rows.length <= FILTER_ROWS) return;
+    var box = document.createElement("div");
+    box.className = "atlas-filter";
+    var label = document.createElement("label");
+    label.textContent = "Filter rows ";
+    var input = document.createElement("input");
+    input.type = "search";
+    input.placeholder = "e.g. H100, aws, spot";
+    label.appendChild(input);
+    var count = document.createElement("span");
+    count.setAttribute("aria-live", "polite");
+    count.textContent = rows.length + " rows";
+    box.appendChild(label);
+    box.appendChild(count);
+    wrapper.insertBefore(box, wrapper.firstChild);
+    input.addEventListener("input", function () {
+      var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (r) {
+        var text = r.textContent.toLowerCase();
+        var keep = words.every(function (w) { return text.indexOf(w) >= 0; });
+        r.hidden = !keep;
+        if (keep) shown += 1;
+      });
+      count.textContent = shown + " of " + rows.length + " rows";
+    });
+  }
+
+  function markLow(wrapper, tableEl) {
+    var low = (wrapper.getAttribute("data-low") || "").split(",").filter(Boolean).map(Number);
+    if (!low.length) return;
+    Array.prototype.forEach.call(tableEl.rows, function (r) {
+      low.forEach(function (i) { if (r.cells[i]) r.cells[i].classList.add("atlas-low"); });
+    });
+  }
+
   function attach() {
-    document.querySelectorAll(".atlas-sortable table").forEach(function (tableEl) {
-      if (tableEl.dataset.sortable) return;
+    document.querySelectorAll(".atlas-sortable, .atlas-plain").forEach(function (wrapper) {
+      var tableEl = wrapper.querySelector("table");
+      if (!tableEl || tableEl.dataset.sortable) return;
       tableEl.dataset.sortable = "1";
+      markLow(wrapper, tableEl);
+      if (!wrapper.classList.contains("atlas-sortable")) return;
+      addFilter(wrapper, tableEl);
       var headers = tableEl.querySelectorAll("thead th");
       headers.forEach(function (th, index) {
         th.addEventListener("click", function () {
@@ -36,7 +81,9 @@
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(attach);
-  } else {
+  } else if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", attach);
+  } else {
+    attach();
   }
 })();

@@ -1,0 +1,115 @@
+// Compare: two to four GPUs side by side, from the build's JSON files (api/v1/gpus.json, fits.json).
+// The address keeps the choice: compare/?gpus=a,b,c
+(function () {
+  var form = document.getElementById("compare-form");
+  if (!form) return;
+  var api = form.getAttribute("data-api");
+  var out = document.getElementById("compare-out");
+  var selects = Array.prototype.slice.call(form.querySelectorAll("select"));
+
+  function fmt(n, digits) {
+    if (n === null || n === undefined) return "–";
+    return Number(n).toLocaleString("en-US", { maximumFractionDigits: digits || 0 });
+  }
+
+  var ROWS = [
+    ["Memory (GB)", function (g) { return g.memory_gb; }, "max"],
+    ["Memory bandwidth (GB/s)", function (g) { return g.memory_bandwidth_gbs; }, "max"],
+    ["Dense BF16 (TFLOPS)", function (g) { return g.bf16_tflops; }, "max"],
+    ["Dense FP8 (TFLOPS)", function (g) { return g.fp8_tflops; }, "max"],
+    ["Dense FP4 (TFLOPS)", function (g) { return g.fp4_tflops; }, "max"],
+    ["INT8 (TOPS)", function (g) { return g.int8_tops; }, "max"],
+    ["FP32 vector (TFLOPS)", function (g) { return g.fp32_tflops; }, "max"],
+    ["TDP (W)", function (g) { return g.tdp_w; }, "min"],
+    ["GPU-to-GPU link (GB/s)", function (g) { return g.interconnect_gbs; }, "max"],
+    ["Architecture", function (g) { return g.architecture; }],
+    ["Form factor", function (g) { return g.form_factor; }],
+    ["Release year", function (g) { return g.release_year; }],
+    ["Launch price (USD)", function (g) { return g.launch_price_usd; }, "min"]
+  ];
+
+  function cheapest(g, tier) {
+    var c = (g.cheapest || []).filter(function (x) { return x.pricing_tier === tier; })[0];
+    return c ? c : null;
+  }
+
+  function render(all, fits) {
+    var ids = selects.map(function (s) { return s.value; }).filter(Boolean);
+    var q = new URLSearchParams(location.search);
+    if (ids.length) q.set("gpus", ids.join(",")); else q.delete("gpus");
+    history.replaceState(null, "", "?" + q.toString());
+    out.innerHTML = "";
+    if (ids.length < 2) {
+      out.appendChild(document.createElement("p")).textContent = "Choose at least two GPUs.";
+      return;
+    }
+    var gpus = ids.map(function (id) { return all[id]; });
+    var rows = ROWS.map(function (r) { return [r[0], gpus.map(r[1]), r[2]]; });
+    ["on-demand", "spot", "reserved"].forEach(function (tier) {
+      rows.push(["Cheapest " + tier + " $/GPU-hour", gpus.map(function (g) {
+        var c = cheapest(g, tier);
+        return c ? c.usd_per_gpu_hour : null;
+      }), "min", gpus.map(function (g) {
+        var c = cheapest(g, tier);
+        return c ? c.provider + ", " + c.observed_on : "";
+      })]);
+    });
+    ["bf16", "fp8", "int4"].forEach(function (p) {
+      rows.push(["Largest model on one GPU, " + p.toUpperCase() + " weights", gpus.map(function (g) {
+        var f = (fits[g.gpu_id] || {})[p];
+        return f ? f.name : null;
+      })]);
+    });
+    rows.push(["Llama 3.1 70B decode tokens/s, FP8, batch of 16 (expected)", gpus.map(function (g) {
+      return g.serving_tokens_per_s;
+    }), "max", gpus.map(function (g) { return g.serving_gpus ? "on " + g.serving_gpus + " GPUs" : ""; })]);
+    rows.push(["Llama 3.1 8B full fine-tune tokens/s per GPU", gpus.map(function (g) {
+      return g.training_tokens_per_s_per_gpu;
+    }), "max"]);
+    var table = document.createElement("table");
+    table.setAttribute("data-compare", ids.join(","));
+    var head = table.createTHead().insertRow();
+    head.appendChild(document.createElement("th")).textContent = "";
+    gpus.forEach(function (g) {
+      var th = head.appendChild(document.createElement("th"));
+      var a = th.appendChild(document.createElement("a"));
+      a.href = "../gpus/" + g.gpu_id + "/";
+      a.textContent = g.name;
+    });
+    var body = table.createTBody();
+    rows.forEach(function (r) {
+      var tr = body.insertRow();
+      tr.appendChild(document.createElement("th")).textContent = r[0];
+      var nums = r[1].filter(function (v) { return typeof v === "number"; });
+      var best = r[2] === "max" ? Math.max.apply(null, nums) : r[2] === "min" ? Math.min.apply(null, nums) : null;
+      r[1].forEach(function (v, i) {
+        var td = tr.insertCell();
+        var text = typeof v === "number" ? (r[0].indexOf("$") >= 0 ? "$" + fmt(v, 3) : fmt(v, 1)) : (v === null || v === undefined ? "–" : String(v));
+        if (r[3] && r[3][i]) text += " (" + r[3][i] + ")";
+        if (best !== null && nums.length > 1 && v === best) {
+          td.appendChild(document.createElement("strong")).textContent = text;
+        } else {
+          td.textContent = text;
+        }
+      });
+    });
+    var wrap = out.appendChild(document.createElement("div"));
+    wrap.className = "md-typeset__scrollwrap";
+    wrap.appendChild(document.createElement("div")).className = "md-typeset__table";
+    wrap.firstChild.appendChild(table);
+    out.appendChild(document.createElement("p")).textContent =
+      "Bold: the best of the row. Prices: the cheapest current offer per tier (marketplace minimums left out), with its provider and date.";
+  }
+
+  Promise.all([fetch(api + "gpus.json").then(function (r) { return r.json(); }),
+               fetch(api + "fits.json").then(function (r) { return r.json(); })]).then(function (res) {
+    var all = {};
+    res[0].gpus.forEach(function (g) { all[g.gpu_id] = g; });
+    var fits = res[1].largest_model_on_one_gpu;
+    var wanted = (new URLSearchParams(location.search).get("gpus") || "").split(",").filter(function (id) { return all[id]; });
+    selects.forEach(function (s, i) { s.value = wanted[i] || ""; });
+    form.addEventListener("change", function () { render(all, fits); });
+    render(all, fits);
+    out.setAttribute("data-ready", "true");
+  });
+})();

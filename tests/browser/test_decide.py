@@ -1,0 +1,187 @@
+"""The pages people decide with, in headless Chromium through a local HTTP server (the way the README serves
+the site): the Planner against `gpu-atlas plan`, Compare, page weight, render-blocking scripts, link contrast
+and table widths."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_site import PAGES, browser, server  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.browser
+
+SCENARIO = "planner/?model=llama-3.1-70b&workload=serve&precision=fp8&context=32768&users=16&tier=on-demand"
+MAX_PAGE_BYTES = 400_000
+DECIDE_PAGES = PAGES + ["planner/", "compare/?gpus=nvidia-h100-sxm-80gb,nvidia-a100-sxm-80gb,amd-mi300x-oam-192gb"]
+
+
+def cli_plan(db: Path, *args: str) -> dict:
+    env = {**os.environ, "GPU_ATLAS_DB": str(db)}
+    out = subprocess.run([sys.executable, "-m", "pipeline.cli", "plan", *args, "--json"], env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_planner_ranks_like_the_command_line(server, browser, built_site):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + SCENARIO)
+    page.wait_for_selector("#planner-results[data-ready=true] table[data-scenario='serve|fp8|32768|16|on-demand']")
+    rows = page.locator("#planner-results tbody tr")
+    assert rows.count() >= 3
+    first = rows.first.locator("td")
+    deployment, provider, cost = first.nth(1).inner_text(), first.nth(2).inner_text(), first.nth(4).inner_text()
+    assert page.locator("#planner-results thead th").nth(4).inner_text() == "$/M tokens"
+    # ranked: $/M tokens never decreases down the table
+    costs = [float(re.sub(r"[^0-9.]", "", t)) for t in page.locator("#planner-results tbody tr td:nth-child(5)").all_inner_texts()]
+    assert costs == sorted(costs)
+
+    cli = cli_plan(built_site["db"], "--model", "llama-3.1-70b", "--precision", "fp8", "--context", "32768",
+                   "--users", "16", "--limit", "1")
+    best = cli["options"][0]
+    assert deployment == f"{best['gpu_count']} × {best['gpu_name']}"
+    assert provider.startswith(best["provider"] + " · " + best["offering"])
+    assert cost == f"${best['usd_per_million_tokens']:,.3f}"
+
+    # another load: the table and the address follow the form
+    page.select_option("#planner-form select[name=users]", "64")
+    page.wait_for_selector("#planner-results table[data-scenario='serve|fp8|32768|64|on-demand']")
+    assert "users=64" in page.url
+    assert errors == []
+    page.close()
+
+
+def test_planner_training_scales_with_the_token_budget(server, browser, built_site):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server + "planner/?model=llama-3.1-8b&workload=lora&tier=on-demand&tokens=1")
+    page.wait_for_selector("#planner-results table[data-scenario='lora|on-demand']")
+    one = float(re.sub(r"[^0-9.]", "", page.locator("#planner-results tbody tr td:nth-child(5)").first.inner_text()))
+    page.fill("#planner-form input[name=tokens]", "4")
+    page.dispatch_event("#planner-form input[name=tokens]", "change")
+    page.wait_for_function("() => location.search.includes('tokens=4')")
+    four = float(re.sub(r"[^0-9.]", "", page.locator("#planner-results tbody tr td:nth-child(5)").first.inner_text()))
+    cli = cli_plan(built_site["db"], "--model", "llama-3.1-8b", "--workload", "lora", "--tokens", "4e9", "--limit", "1")
+    assert four == pytest.approx(4 * one, rel=0.01)
+    assert four == pytest.approx(cli["options"][0]["usd_per_job"], rel=0.01)
+    page.close()
+
+
+def test_compare_side_by_side_with_a_shareable_address(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server + "compare/?gpus=nvidia-h100-sxm-80gb,nvidia-a100-sxm-80gb")
+    page.wait_for_selector("#compare-out table[data-compare]")
+    heads = page.locator("#compare-out thead th").all_inner_texts()
+    assert heads[1:] == ["H100 SXM 80 GB", "A100 SXM 80 GB"]
+    memory = page.locator("#compare-out tbody tr").first.locator("td").all_inner_texts()
+    assert memory == ["80", "80"]
+    page.select_option("#compare-form select[name=g2]", "amd-mi300x-oam-192gb")
+    page.wait_for_selector("#compare-out table[data-compare$='amd-mi300x-oam-192gb']")
+    assert "amd-mi300x-oam-192gb" in page.url
+    page.close()
+
+
+def test_gpu_page_links_to_compares_and_shows_key_figures_first(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server + "gpus/nvidia-h100-sxm-80gb/")
+    glance = page.locator(".atlas-glance")
+    box = glance.bounding_box()
+    assert box["y"] + box["height"] <= 900, "the key figures fit the first screen at 1400 x 900"
+    text = glance.inner_text()
+    for needed in ("Memory", "Bandwidth", "BF16", "FP8", "TDP", "Cheapest on-demand", "Largest on one", "rank"):
+        assert needed in text
+    link = page.locator("a[href*='compare/?gpus=nvidia-h100-sxm-80gb,']").first
+    link.click()
+    page.wait_for_selector("#compare-out table[data-compare]")
+    assert page.locator("#compare-out thead th").count() == 5
+    page.close()
+
+
+def test_pages_are_light_and_never_block_on_the_chart_bundle(built_site):
+    site = built_site["site"]
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 60
+    for path in pages:
+        html = path.read_text(encoding="utf-8")
+        assert path.stat().st_size <= MAX_PAGE_BYTES, f"{path.relative_to(site)}: {path.stat().st_size:,} bytes"
+        assert "vega-bundle" not in html, f"{path.relative_to(site)} references the chart bundle itself"
+        head = html.split("</head>", 1)[0]
+        blocking = [s for s in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", head) if not re.search(r"\b(defer|async)\b", s)]
+        assert blocking == [], f"{path.relative_to(site)}: render-blocking {blocking}"
+        ours = [s for s in re.findall(r'<script\b[^>]*src="[^"]*javascripts/[^"]*"[^>]*>', html) if "assets/" not in s]
+        assert len(ours) >= 3
+        assert all(re.search(r"\b(defer|async)\b", s) for s in ours), f"{path.relative_to(site)}: {ours}"
+
+
+@pytest.mark.parametrize("page_path,charts", [("about/", False), ("models/", False), ("vram-fit/", True)])
+def test_chart_bundle_loads_only_where_there_are_charts(server, browser, page_path, charts):
+    page = browser.new_page()
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(server + page_path, wait_until="networkidle")
+    assert not any("vega-bundle.js" in u for u in requested), "no chart is on the first screen"
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_timeout(1500)
+    assert any("vega-bundle.js" in u for u in requested) == charts
+    page.close()
+
+
+def contrast(fg: list[float], bg: list[float]) -> float:
+    def lum(rgb):
+        c = [v / 255 for v in rgb[:3]]
+        c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    a, b = sorted([lum(fg), lum(bg)], reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_link_and_header_contrast_meet_wcag_aa(server, browser, scheme):
+    page = browser.new_page()
+    page.goto(server)
+    page.evaluate(f"() => document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    page.wait_for_timeout(600)  # the theme animates colour changes
+    colours = page.evaluate("""() => {
+        const rgb = s => s.match(/[0-9.]+/g).map(Number);
+        const link = document.querySelector('.md-content p a[href]:not(.headerlink)');
+        const header = document.querySelector('.md-header');
+        return {link: rgb(getComputedStyle(link).color),
+                page: rgb(getComputedStyle(document.querySelector('.md-main')).backgroundColor === 'rgba(0, 0, 0, 0)'
+                          ? getComputedStyle(document.body).backgroundColor
+                          : getComputedStyle(document.querySelector('.md-main')).backgroundColor),
+                headerText: rgb(getComputedStyle(header).color), header: rgb(getComputedStyle(header).backgroundColor)};
+    }""")
+    assert contrast(colours["link"], colours["page"]) >= 4.5, colours
+    assert contrast(colours["headerText"], colours["header"]) >= 4.5, colours
+    page.close()
+
+
+@pytest.mark.parametrize("page_path", DECIDE_PAGES)
+def test_tables_fit_their_column_at_1400_px(server, browser, page_path):
+    """Every table shows all its columns at 1400 px: no horizontal scrolling."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server + page_path, wait_until="networkidle")
+    page.wait_for_timeout(300)
+    widths = page.evaluate("""() => Array.from(document.querySelectorAll('.md-content table')).map(t => {
+        const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+        return {table: t.scrollWidth, box: box.clientWidth, head: t.rows[0] ? t.rows[0].innerText.slice(0, 60) : ''};
+    })""")
+    too_wide = [w for w in widths if w["table"] > w["box"] + 1]
+    assert too_wide == [], f"{page_path}: {too_wide}"
+    page.close()
+
+
+@pytest.mark.parametrize("page_path", ["", "planner/", "gpus/nvidia-h100-sxm-80gb/", "prices/", "gpus/"])
+def test_phone_pages_do_not_scroll_sideways(server, browser, page_path):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page.goto(server + page_path, wait_until="networkidle")
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    page.close()
