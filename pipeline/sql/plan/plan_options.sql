@@ -80,11 +80,17 @@ deployments as (
     select
         f.*,
         o.provider, o.offering, o.gpu_count as instance_gpus, o.pricing_tier, o.statistic, o.region,
-        o.observed_on, o.usd_per_gpu_hour,
-        case when o.gpu_count = 1 then f.gpu_count * o.usd_per_gpu_hour else o.usd_per_hour end as usd_per_hour
+        o.observed_on, o.comparable_usd_per_gpu_hour as usd_per_gpu_hour,
+        -- the price that compares (GPU-only prices carry their host), for the GPUs the deployment uses
+        case when o.gpu_count = 1 then f.gpu_count * o.comparable_usd_per_gpu_hour
+             else o.gpu_count * o.comparable_usd_per_gpu_hour end as usd_per_hour
     from fits as f
     join price_offers as o on o.gpu_id = f.gpu_id
     where o.statistic <> 'minimum'  -- a single lowest listing is not a price one can plan on
+        -- the rules of price_picks: fresh, comparable, a median only over enough listings
+        and not o.stale and o.comparable and o.comparable_usd_per_gpu_hour is not null
+        and (o.statistic <> 'median'
+             or o.sample_size >= (select try_cast(value as double) from parameters where name = 'marketplace_min_sample'))
         and (f.tier is null or o.pricing_tier = f.tier)
         and f.required_gb <= f.capacity_gb and f.valid_degree
         and ((o.gpu_count = 1 and f.gpu_count = f.min_gpus) or (o.gpu_count > 1 and f.gpu_count = o.gpu_count))
