@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-CHANGES = ("repriced", "added", "removed", "unchanged", "not compared")
+CHANGES = ("repriced", "renamed", "added", "removed", "unchanged", "not compared")
 
 
 @dataclass
@@ -45,14 +45,17 @@ def price_news(database: Path, before: dict[str, set[dt.date]], largest: int = 8
             added = sorted(dates - known)
             if not added:
                 continue
-            current_on = max(dates)
+            # the newest snapshot as What changed orders them (an undated copy counts as older than a dated one)
+            compared = con.execute("""select max(current_observed_on), max(previous_observed_on) from price_changes
+                                      where provider = ?""", [provider]).fetchone()
+            current_on = compared[0] or max(dates)
             if known and current_on in known:  # only older snapshots arrived: the current prices are unchanged
                 news.append(ProviderNews(provider, current_on, current_on, history_added=added))
                 continue
-            rows = con.execute("""select change, count(*), max(previous_observed_on) from price_changes
-                                  where provider = ? group by all""", [provider]).fetchall()
-            counts = {change: n for change, n, _ in rows}
-            previous_on = max((on for _, _, on in rows if on is not None), default=None)
+            rows = con.execute("""select change, count(*) from price_changes where provider = ? group by all""",
+                               [provider]).fetchall()
+            counts = {change: n for change, n in rows}
+            previous_on = compared[1]
             repriced = con.execute("""
                 select c.offering, coalesce(g.name, c.provider_gpu_name), c.pricing_tier, c.region,
                        c.previous_usd_per_gpu_hour, c.current_usd_per_gpu_hour, c.change_pct

@@ -603,6 +603,8 @@ def original_price(o) -> str:
 def offer_flags(o) -> str:
     """Why an offer is shown but not used for picks: stale, or a GPU-only price without its host."""
     flags = []
+    if getattr(o, "observed_date_known", True) is False:
+        flags.append("undated copy (date read)")
     if getattr(o, "stale", False) is True:
         flags.append("**stale**")
     if getattr(o, "comparable", True) is False:
@@ -630,7 +632,10 @@ def prices_page(con) -> str:
                              partition by h.gpu_id, h.provider, h.offering, h.pricing_tier, h.statistic, h.region) > 1
                          order by g.name, h.provider, h.offering, h.pricing_tier, h.statistic, h.region, h.observed_on""")
     picks = picks_frame(con)
-    providers = df(con, """select provider, count(*) as offers, count(gpu_id) as mapped, max(observed_on) as observed_on,
+    providers = df(con, """select provider, count(*) as offers, count(gpu_id) as mapped,
+                                  coalesce(max(observed_on) filter (where observed_date_known), max(observed_on)) as observed_on,
+                                  count(*) filter (where observed_date_known) = 0 as undated_only,
+                                  count(*) filter (where not observed_date_known) as undated,
                                   string_agg(distinct snapshot_kind, ', ' order by snapshot_kind) as kinds,
                                   string_agg(distinct currency, ', ' order by currency) as currencies,
                                   count(*) filter (where stale) as stale,
@@ -644,7 +649,8 @@ def prices_page(con) -> str:
              esc(o.provider), tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on), esc(o.offering),
              num(o.gpu_count), money(o.usd_per_hour, 3) + original_price(o), offer_flags(o)] for o in offers.itertuples()]
     prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), esc(p.kinds), esc(p.currencies),
-             age(p.observed_on), str(p.stale), str(p.snapshots)] for p in providers.itertuples()]
+             age(p.observed_on) + (" (date read: undated copy)" if p.undated_only else ""), str(p.stale),
+             str(p.snapshots)] for p in providers.itertuples()]
     pick_rows = [[gpu_link(p.gpu_id, p.name), esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else ""),
                   price_used(p), esc(p.provider), esc(p.offering),
                   age(p.observed_on) if pd.notna(p.observed_on) else "–", esc(p.why)] for p in picks.itertuples()]

@@ -2,10 +2,11 @@
 -- A snapshot covers an offer when it lists the offer's tier, statistic and region and, for a partial
 -- snapshot, names its GPU (by variant or by the provider's name) among the GPUs it covers. So a partial
 -- snapshot updates what it covers and everything else keeps its last observation with its own date.
--- Articles quoting a price list are history only, never a current price. `stale` marks a price older
+-- A snapshot whose source prints no date (its folder date is the day it was read) counts as older than
+-- any dated one. Articles quoting a price list are history only, never a current price. `stale` marks a price older
 -- than the `price_max_age_days` parameter at build time: kept and shown, never used for picks.
 with snapshots as (
-    select distinct provider, observed_on, scope_gpus, scope_regions, scope_tiers
+    select distinct provider, observed_on, observed_date_known, scope_gpus, scope_regions, scope_tiers
     from core_price_history
     where snapshot_kind <> 'article'
 ),
@@ -20,7 +21,9 @@ superseded as (
     select distinct h.source_file, h.source_row
     from core_price_history as h
     join snapshots as s
-        on s.provider = h.provider and s.observed_on > h.observed_on
+        on s.provider = h.provider
+        and ((s.observed_date_known and not h.observed_date_known)
+             or (s.observed_date_known = h.observed_date_known and s.observed_on > h.observed_on))
         and (s.scope_gpus is null or list_contains(s.scope_gpus, h.gpu_id) or list_contains(s.scope_gpus, h.provider_gpu_name))
         and (s.scope_regions is null or list_contains(s.scope_regions, h.region))
         and (s.scope_tiers is null or list_contains(s.scope_tiers, h.pricing_tier))

@@ -9,8 +9,10 @@ with history as (
 ),
 
 dates as (
-    select provider, observed_on, dense_rank() over (partition by provider order by observed_on desc) as age
-    from (select distinct provider, observed_on from history)
+    -- newest first; a snapshot whose source prints no date counts as older than any dated one
+    select provider, observed_on,
+        dense_rank() over (partition by provider order by observed_date_known desc, observed_on desc) as age
+    from (select distinct provider, observed_on, observed_date_known from history)
 ),
 
 cur as (
@@ -136,7 +138,8 @@ select
             previous_sample_size is distinct from current_sample_size
             or least(previous_sample_size, current_sample_size) < param('marketplace_min_sample')) then 'not compared'
         when is_rename then 'renamed'
-        when current_usd_per_gpu_hour <> previous_usd_per_gpu_hour then 'repriced'
+        -- sources round differently (a tracker keeps 4 decimals): below 0.01% is not a price move
+        when abs(current_usd_per_gpu_hour / previous_usd_per_gpu_hour - 1) >= 1e-4 then 'repriced'
         else 'unchanged'
     end as change,
     case

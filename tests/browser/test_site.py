@@ -124,7 +124,9 @@ def test_price_ages_are_counted_in_the_browser(server, browser):
         assert age.inner_text() in (f"{observed} · today", f"{observed} · 1 day ago", f"{observed} · {days} days ago")
     # the Observed column sorts by day count
     table = page.locator(".atlas-sortable table").last
-    table.locator("th", has_text="Observed").click()
+    headers = table.locator("th").all_inner_texts()
+    age_col = next(i for i, h in enumerate(headers) if h.strip().startswith("Observed"))
+    table.locator("th").nth(age_col).click()
     days = [int(d) for d in table.locator("time.atlas-age").evaluate_all("els => els.map(e => e.dataset.days)")]
     assert days == sorted(days) and days[0] < days[-1]
     page.close()

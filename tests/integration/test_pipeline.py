@@ -378,3 +378,31 @@ def test_a_gpu_only_price_never_enters_a_comparison(db):
     assert db.execute("""select count(*) from price_picks as p join price_offers as o
                          on o.provider = p.provider and o.offering = p.offering and o.region = p.region
                          where not o.comparable""").fetchone()[0] == 0
+
+
+def test_twenty_providers_each_with_its_newest_date_on_the_prices_page(built_site, db):
+    rows = db.execute("""select provider, coalesce(max(observed_on) filter (where observed_date_known), max(observed_on))
+                         from price_offers group by 1""").fetchall()
+    assert len(rows) >= 20
+    page = (built_site["site"] / "prices" / "index.html").read_text(encoding="utf-8")
+    for provider, newest in rows:
+        assert f'datetime="{newest}"' in page, (provider, newest)
+
+
+def test_a_price_in_another_currency_keeps_its_amount_and_is_converted_at_a_dated_rate(db):
+    rows = db.execute("""select currency, amount_per_hour, fx_units_per_usd, fx_rate_date, usd_per_hour, observed_on, fx_source_id
+                         from price_offers where currency <> 'USD'""").fetchall()
+    assert rows
+    for currency, amount, rate, rate_date, usd, observed, source in rows:
+        assert currency == "CNY" and usd == pytest.approx(amount / rate)
+        assert rate_date <= observed
+        assert db.execute("select count(*) from sources where source_id = ?", [source]).fetchone()[0] == 1
+
+
+def test_every_price_snapshot_says_what_it_is(db):
+    kinds = {r[0] for r in db.execute("select distinct snapshot_kind from price_history").fetchall()}
+    assert kinds <= {"provider_page", "provider_api", "catalogue_copy", "price_tracker", "article"}
+    # the seed article's Paperspace list is history, never a current price
+    assert db.execute("select count(*) from price_offers where provider = 'paperspace'").fetchone()[0] == 0
+    assert db.execute("select count(*) from price_history where provider = 'paperspace' and snapshot_kind = 'article'"
+                      ).fetchone()[0] > 0

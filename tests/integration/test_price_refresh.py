@@ -82,10 +82,17 @@ def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
     assert "(full build)" in result.output and "what changed:" in result.output
     # every provider is new to this build: one with a single snapshot is its first, one with more is
     # reported against its previous snapshot
-    for provider, dates in snapshot_dates(isolated_paths / "data" / "atlas.duckdb").items():
+    import duckdb
+
+    database = isolated_paths / "data" / "atlas.duckdb"
+    with duckdb.connect(str(database), read_only=True) as con:
+        # What changed orders snapshots newest first, an undated catalogue copy counting as older than a dated one
+        compared = {p: (c, v) for p, c, v in con.execute("""select provider, max(current_observed_on),
+                    max(previous_observed_on) from price_changes group by 1""").fetchall()}
+    for provider, dates in snapshot_dates(database).items():
         latest = sorted(dates)
         expected = (f"{provider}: first snapshot, {latest[-1]}" if len(latest) == 1
-                    else f"{provider}: snapshot {latest[-1]} against {latest[-2]}")
+                    else f"{provider}: snapshot {compared[provider][0]} against {compared[provider][1]}")
         assert expected in result.output
     site = isolated_paths / "build" / "site"
     for page in ("index.html", "about/index.html", "methodology/index.html", "javascripts/vendor/vega-bundle.js"):

@@ -112,3 +112,33 @@ def test_regions_fetched_together_make_one_snapshot(tmp_path):
     # one region: the fetcher's own snapshot, unchanged
     single = fetch.fetch_regions("azure", ["westeurope"], transport=httpx.MockTransport(handler))
     assert {r["region"] for r in single.rows} == {"westeurope"} and single.notes == ""
+
+
+ORACLE = Path(__file__).resolve().parents[1] / "fixtures" / "oracle" / "products.json"
+
+
+def test_oracle_price_list_keeps_gpu_hour_parts_only(tmp_path):
+    seen = []
+
+    def handler(request):
+        seen.append(request.url)
+        return httpx.Response(200, json=json.loads(ORACLE.read_text()))
+
+    snap = fetch.fetch_oracle(transport=httpx.MockTransport(handler))
+    assert seen[0].params["currencyCode"] == "USD"
+    got = {r["gpu_name"]: r["usd_per_hour"] for r in snap.rows}
+    # VMware node, Roving Edge day, Cloud@Customer and the unmapped H100T part are left out
+    assert got == {"L40S": 3.5, "MI300X": 6, "H200": 10, "B200": 14, "B300": 15, "RTX PRO 6000": 4.5,
+                   "A100-80GB": 4, "A10": 2, "H100": 10}
+    assert all(r["gpu_count"] == 1 and r["region"] == "all" for r in snap.rows)
+    assert snap.published_on == dt.date(2026, 10, 1) and "2 other GPU-hour parts" in snap.notes
+    target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
+    frame, records, problems = read_kind(tmp_path, KINDS["prices"])
+    assert problems == [] and len(frame) == 9 and records[0]["meta"]["published_on"] == dt.date(2026, 10, 1)
+    assert target.parent.name == "2026-11-23"
+
+
+def test_oracle_bad_shape_is_a_clear_error():
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json={"products": []}))
+    with pytest.raises(fetch.FetchError, match="no 'items' list"):
+        fetch.fetch_oracle(transport=transport)

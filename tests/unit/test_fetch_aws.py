@@ -154,8 +154,8 @@ def test_client_errors_are_not_retried(monkeypatch):
     assert len(calls) == 1
 
 
-def test_azure_and_aws_are_registered():
-    assert fetch.FETCHERS == {"azure": fetch.fetch_azure, "aws": fetch.fetch_aws}
+def test_azure_aws_and_oracle_are_registered():
+    assert fetch.FETCHERS == {"azure": fetch.fetch_azure, "aws": fetch.fetch_aws, "oracle": fetch.fetch_oracle}
 
 
 def test_cli_leaves_the_default_region_to_each_fetcher(monkeypatch, tmp_path):
