@@ -24,7 +24,7 @@
     ["GPU-to-GPU link (GB/s)", function (g) { return g.interconnect_gbs; }, "max"],
     ["Architecture", function (g) { return g.architecture; }],
     ["Form factor", function (g) { return g.form_factor; }],
-    ["Release year", function (g) { return g.release_year; }],
+    ["Release year", function (g) { return g.release_year === null ? null : String(g.release_year); }],
     ["Launch price (USD)", function (g) { return g.launch_price_usd; }, "min"]
   ];
 
