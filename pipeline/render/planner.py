@@ -346,6 +346,12 @@ def home_page(con: duckdb.DuckDBPyConnection) -> str:
                         f"{money(best.usd_per_million_tokens, 2)} per million output tokens at "
                         f"{num(best.expected_tokens_per_s)} tokens/s expected, {money(best.usd_per_hour, 2)}/hour, "
                         f'price of {age(best.observed_on)}; <a href="{url}">other options in the Planner</a>'])
+    cheapest = con.execute("""select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_on
+                              from price_picks as p join gpus as g using (gpu_id)
+                              where p.pick = 'on-demand' and p.usd_per_gpu_hour is not null
+                              order by coalesce(g.bf16_tflops, g.fp16_tflops) desc nulls last, g.name""").df()
+    cheap_rows = [[link(c.name, f"gpus/{c.gpu_id}.md"), money(c.usd_per_gpu_hour, 3), esc(c.provider), esc(c.offering),
+                   age(c.observed_on)] for c in cheapest.itertuples()]
     return "\n".join([
         "# GPU Atlas", "",
         "Which GPU should you rent or buy to train or serve a model, and what will it cost? "
@@ -359,7 +365,11 @@ def home_page(con: duckdb.DuckDBPyConnection) -> str:
         "estimate with its formula ([Methodology](methodology.md)).", "",
         "See the [training](training.md) and [inference](inference.md) rankings, [cost per TFLOP](cost-per-tflop.md), "
         "[VRAM fit](vram-fit.md), [cloud prices](prices.md), [what changed](changes.md) and the [data](data.md) "
-        "(DuckDB, Parquet, JSON, an Atom feed of price changes).", ""]) + "\n"
+        "(DuckDB, Parquet, JSON, an Atom feed of price changes).", "",
+        "## Cheapest current on-demand price per GPU", "",
+        "The one on-demand price every estimate, ranking and page uses: fresh, comparable, a list price or a median "
+        "over enough listings ([how it is chosen](prices.md#prices-used)).", "",
+        table(["GPU", "$/GPU-hour", "Provider", "Offering", "Observed"], cheap_rows, sortable=True), ""]) + "\n"
 
 
 def site_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:

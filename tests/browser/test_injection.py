@@ -32,7 +32,9 @@ FREE_TEXT = {
     "model_claims": ["table_ref", "row_label", "recommended_gpu", "quote"],
     "prices": ["offering", "gpu_name", "region", "note"],
     "aliases": ["gpu_name", "evidence"],
-    "models": ["name", "family", "developer"],
+    "models": ["name", "family", "developer", "params_note"],
+    "measurements": ["model_as_printed", "gpu_as_printed", "engine_build", "quote"],
+    "fx_rates": [],
 }
 SIDECAR_TEXT = ["title", "publisher", "licence"]
 DOCUMENT_TEXT = ["title", "publisher"]
