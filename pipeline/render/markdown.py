@@ -80,9 +80,10 @@ def url_link(text, url, limit: int | None = None) -> str:
     With `limit`, a long text is shortened and shown whole as the link's tooltip."""
     full = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
     shown = shorten(full, limit) if limit else full
-    tip = f' title="{html_text(full)}"' if shown != full else ""
+    # attribute values are HTML-escaped, and a '|' would end the Markdown table cell
+    tip = f' title="{html_text(full).replace("|", "&#124;")}"' if shown != full else ""
     if isinstance(url, str) and (url.startswith("https://") or url.startswith("http://")):
-        return f'<a href="{html_text(url)}" rel="nofollow noopener"{tip}>{esc(shown)}</a>'
+        return f'<a href="{html_text(url).replace("|", "%7C")}" rel="nofollow noopener"{tip}>{esc(shown)}</a>'
     return f'<span{tip}>{esc(shown)}</span>' if tip else esc(shown)
 
 

@@ -59,3 +59,10 @@ def test_page_title_is_escaped_text_whatever_its_origin():
     assert page_title(heading) == "&lt;/title&gt;&lt;svg onload=alert(1)&gt; H100"
     front_matter = SimpleNamespace(meta={"title": "A <b> & B"}, title="A <b> & B")
     assert page_title(front_matter) == "A &lt;b&gt; &amp; B"
+
+
+def test_a_pipe_in_a_shortened_title_stays_inside_its_table_cell():
+    from pipeline.render.markdown import url_link
+
+    cell = url_link("a title | with a pipe " + "x" * 80, "https://example.org/a|b", 20)
+    assert "|" not in cell
