@@ -13,8 +13,10 @@ PACKAGE = Path(__file__).resolve().parent
 
 
 def _path(env: str, default: Path) -> Path:
+    """An absolute path, its symlinks kept: the database and the build's docs and site are links into the
+    current build generation, and must stay the links (see run.py)."""
     value = os.environ.get(env)
-    return Path(value).resolve() if value else default
+    return Path(os.path.abspath(value)) if value else default
 
 
 @dataclass(frozen=True)

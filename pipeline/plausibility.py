@@ -36,14 +36,22 @@ BOUNDS = {
 EXCEPTION_KEY = "price_exceptions"
 
 SQL = f"""
-with h as (
+with bounds as (
+    select * from (values {", ".join(f"('{k}', {lo}, {hi})" for k, (lo, hi) in BOUNDS.items())})
+        as t(segment, lo, hi)
+),
+h as (
     select h.*, coalesce(g.segment, 'unmapped') as segment
     from core_price_history as h
     left join (select distinct gpu_id, segment from raw_gpus) as g using (gpu_id)
 ),
+-- prices a comparison may use: those within their bounds (a wrong price never condemns a right one)
+ref as (
+    select h.* from h join bounds as b using (segment) where h.usd_per_gpu_hour between b.lo and b.hi
+),
 history as (
     select a.source_file, a.source_row, median(b.usd_per_gpu_hour) as ref, count(*) as n
-    from h as a join h as b
+    from h as a join ref as b
       on a.provider = b.provider and a.offering = b.offering and a.gpu_count = b.gpu_count
      and a.region = b.region and a.pricing_tier = b.pricing_tier and a.statistic = b.statistic
      and a.observed_on <> b.observed_on
@@ -51,21 +59,17 @@ history as (
 ),
 peers as (
     select a.source_file, a.source_row, median(b.usd_per_gpu_hour) as ref, count(distinct b.provider) as n
-    from h as a join h as b
+    from h as a join ref as b
       on a.gpu_id = b.gpu_id and a.pricing_tier = b.pricing_tier and a.statistic = b.statistic
      and a.provider <> b.provider
     group by all
 ),
 own as (
     select a.source_file, a.source_row, median(b.usd_per_gpu_hour) as ref
-    from h as a join h as b
+    from h as a join ref as b
       on a.gpu_id = b.gpu_id and a.pricing_tier = b.pricing_tier and a.statistic = b.statistic
      and a.provider = b.provider and (a.source_file <> b.source_file or a.source_row <> b.source_row)
     group by all
-),
-bounds as (
-    select * from (values {", ".join(f"('{k}', {lo}, {hi})" for k, (lo, hi) in BOUNDS.items())})
-        as t(segment, lo, hi)
 ),
 judged as (
     select
@@ -98,7 +102,8 @@ def _money(x: float) -> str:
 
 def _times(price: float, ref: float) -> str:
     r = price / ref
-    return f"{r:.3g}x" if r >= 1 else f"1/{1 / r:.3g}"
+    shown = lambda x: f"{x:,.0f}" if x >= 10 else f"{x:.3g}"  # noqa: E731
+    return f"{shown(r)}x" if r >= 1 else f"1/{shown(1 / r)} of"
 
 
 def _explained(meta: dict, row) -> bool:

@@ -118,9 +118,12 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
             unchanged = rerun is not None and not (reads.get(view, set()) & rerun)
             if unchanged and all(f.is_file() for f in files):
                 continue
-            con.execute(f"copy (select * from {view}) to {path_literal(files[0])} (format parquet)")
+            # rows ordered by every column, leading (key) columns first: two builds of the same sources give
+            # the same bytes
+            ordered = f"select * from {view} order by all"
+            con.execute(f"copy ({ordered}) to {path_literal(files[0])} (format parquet)")
             if len(files) > 1:  # vram_fit has hundreds of thousands of rows: Parquet only
-                con.execute(f"copy (select * from {view}) to {path_literal(files[1])} (header)")
+                con.execute(f"copy ({ordered}) to {path_literal(files[1])} (header)")
             written.append(view)
         # the database itself: checkpointed, so the file holds everything, then copied as a file
         con.execute("checkpoint")

@@ -156,8 +156,12 @@ def test_no_payload_runs_in_chromium(poisoned_site, server, browser):
     page.on("dialog", lambda d: (fired.append(f"search: {d.message}"), d.dismiss()))
     page.goto(server, wait_until="load")
     page.locator("label.md-search__icon, .md-search__input").first.click()
-    page.locator("input.md-search__input").fill("onload")
-    page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    # the search worker indexes the whole site first (slow on a busy machine); a query typed before is lost
+    page.wait_for_function("() => { const m = document.querySelector('.md-search-result__meta');"
+                           " return m && m.textContent.trim() && !/initiali/i.test(m.textContent) }", timeout=90_000)
+    page.wait_for_timeout(2000)
+    page.locator("input.md-search__input").type("onload*", delay=30)  # typed: the search listens to keys
+    page.wait_for_selector(".md-search-result__item", timeout=60_000)
     page.wait_for_timeout(500)
     assert page.locator(".md-search-result__item").count() > 0
     if flag := page.evaluate("() => window.__xss || null"):

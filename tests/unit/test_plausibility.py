@@ -73,3 +73,11 @@ def test_a_sidecar_exception_explains_a_price(tmp_path):
     assert len(implausible_prices(db(rows), tmp_path / "sources")) == 1  # an exception needs its reason
     side.write_text(side.read_text() + "    reason: a bundle with 4 TB of RAM\n", encoding="utf-8")
     assert implausible_prices(db(rows), tmp_path / "sources") == []
+
+
+def test_a_wrong_price_never_condemns_a_right_one(tmp_path):
+    """A monthly price (out of bounds) is refused; the other provider's right price it would be compared with
+    is not."""
+    rows = [("hyper", "a", "a4000", 0.15, "2026-01-01"), ("paper", "b", "a4000", 554.8, "2026-01-01")]
+    (problem,) = implausible_prices(db(rows), tmp_path)
+    assert problem.file == "sources/prices/paper/2026-01-01/prices.csv" and problem.value == "554.8"
