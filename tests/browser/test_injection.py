@@ -53,16 +53,20 @@ def inject(root: Path) -> list[str]:
         for n, path in enumerate(discover(root, kind)):
             rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
             header = rows[0]
+            injected = {}
             for column in FREE_TEXT[kind.name]:
                 if len(rows) > 1:
                     marker = f"{kind.name}-{column}-{n}"
-                    rows[1][header.index(column)] = payload(marker)
+                    rows[1][header.index(column)] = injected[column] = payload(marker)
                     markers.append(marker)
             buf = io.StringIO()
             csv.writer(buf, lineterminator="\n").writerows(rows)
             path.write_text(buf.getvalue(), encoding="utf-8")
             side = sidecar_path(path)
             meta = yaml.safe_load(side.read_text(encoding="utf-8"))
+            covers = meta.get("covers") or {}
+            if "region" in injected and isinstance(covers.get("regions"), list):
+                covers["regions"].append(injected["region"])  # a partial snapshot lists what it covers
             for key in SIDECAR_TEXT:
                 meta[key] = payload(marker := f"{kind.name}-sidecar-{key}-{n}")
                 markers.append(marker)
@@ -144,6 +148,9 @@ def test_no_payload_runs_in_chromium(poisoned_site, server, browser):
         response = page.goto(server + path, wait_until="load")
         assert response.status == 200, path
         if page.locator("script.atlas-spec").count():
+            # charts are drawn when they come near the screen: bring each into view
+            page.evaluate("""async () => { for (const c of document.querySelectorAll('.atlas-chart')) {
+                c.scrollIntoView(); await new Promise(r => setTimeout(r, 100)); } }""")
             page.wait_for_function("() => document.querySelectorAll('.atlas-chart[data-rendered=true], "
                                    ".atlas-chart[data-error]').length >= document.querySelectorAll('script.atlas-spec').length",
                                    timeout=30_000)
