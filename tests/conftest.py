@@ -57,3 +57,13 @@ def built_site(tmp_path_factory):
         outcome = materialize()
         assert outcome.ok, "\n".join(outcome.errors)
         yield {"db": base / "data" / "gpu_atlas.duckdb", "site": base / "build" / "site", "outcome": outcome}
+
+
+@pytest.fixture(scope="module")
+def db(built_site):
+    """The built database, read-only."""
+    import duckdb
+
+    con = duckdb.connect(str(built_site["db"]), read_only=True)
+    yield con
+    con.close()

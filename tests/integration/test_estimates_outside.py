@@ -3,20 +3,12 @@ counts, checkpoint sizes, published measurements. Each test names its reference.
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
 from pipeline import steps
 from pipeline.render.measured import accuracy
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def db(built_site):
-    con = duckdb.connect(str(built_site["db"]), read_only=True)
-    yield con
-    con.close()
 
 
 def test_every_model_count_matches_its_card_or_says_why(db):

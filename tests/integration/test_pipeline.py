@@ -14,13 +14,6 @@ from pipeline.sources import check_all
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def db(built_site):
-    con = duckdb.connect(str(built_site["db"]), read_only=True)
-    yield con
-    con.close()
-
-
 def test_every_sidecar_and_checksum_is_valid():
     assert check_all(ROOT / "sources") == []
 

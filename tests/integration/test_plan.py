@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import duckdb
 import pandas as pd
 import pytest
 
@@ -15,10 +14,8 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def con(built_site):
-    c = duckdb.connect(str(built_site["db"]), read_only=True)
-    yield c
-    c.close()
+def con(db):
+    return db
 
 
 def test_serving_options_fit_and_are_ranked_by_cost(con):
