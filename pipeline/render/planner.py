@@ -87,13 +87,16 @@ def planner_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     contexts = scen[scen.workload == "serve"].groupby("model_id")["context_tokens"].apply(
         lambda s: sorted(set(int(v) for v in s))).to_dict()
     files = {}
-    for model_id, frame in options.groupby("model_id", sort=True):
-        by = {}
-        for key, part in frame.groupby(["workload", "precision", "context_tokens", "users", "tier"], dropna=False,
-                                       sort=False):
-            by[scenario_key(*key)] = [[_clean(v) for v in row] for row in part[OPTION_COLUMNS].itertuples(index=False)]
+    # one pass over the ranked options (already ordered by scenario and rank), not one pandas group per scenario
+    keys = [scenario_key(w, p, c, u, t if isinstance(t, str) else None) for w, p, c, u, t in
+            options[["workload", "precision", "context_tokens", "users", "tier"]].itertuples(index=False, name=None)]
+    rows = [[_clean(v) for v in row] for row in options[OPTION_COLUMNS].itertuples(index=False, name=None)]
+    by_model: dict[str, dict[str, list]] = {}
+    for model_id, key, row in zip(options["model_id"], keys, rows):
+        by_model.setdefault(model_id, {}).setdefault(key, []).append(row)
+    for model_id in sorted(by_model):
         files[f"{API}/plan/{model_id}.json"] = _json({"schema_version": SCHEMA_VERSION, "model_id": model_id,
-                                                      "columns": OPTION_COLUMNS, "scenarios": by})
+                                                      "columns": OPTION_COLUMNS, "scenarios": by_model[model_id]})
     index = {"schema_version": SCHEMA_VERSION, "default": DEFAULT, "users": list(USERS),
              "precisions": list(SERVE_PRECISIONS), "workloads": WORKLOAD_LABELS, "tiers": ["on-demand", "any"],
              "models": [{"model_id": m.model_id, "name": m.name, "params_b": _clean(m.params_b),
