@@ -4,15 +4,13 @@ then every page of the site opened in headless Chromium. Nothing may run: no dia
 from __future__ import annotations
 
 import csv
-import functools
-import http.server
 import io
 import re
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
+from browsing import serving
 import yaml
 
 from pipeline.sources import KINDS, discover, sidecar_path, write_checksums
@@ -20,9 +18,6 @@ from pipeline.sources import KINDS, discover, sidecar_path, write_checksums
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
 
 # free-text columns per kind (slug and enumerated columns are refused by the schemas when they hold markup)
 FREE_TEXT = {
@@ -95,24 +90,8 @@ def poisoned_site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(poisoned_site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(poisoned_site["site"]))
-    handler.log_message = lambda *a, **k: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is not installed: run `make browser` (Debian's chromium package)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+    with serving(poisoned_site["site"]) as url:
+        yield url
 
 
 def _pages(site: Path) -> list[str]:

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
+from browsing import serving
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
 PAGES = ["", "training/", "inference/", "cost-per-tflop/", "vram-fit/", "prices/", "changes/", "gpus/",
          "models/", "methodology/", "conflicts/", "sources/", "coverage/", "data/", "about/",
          "gpus/nvidia-h100-sxm-80gb/", "gpus/nvidia-a100-sxm-80gb/", "gpus/nvidia-rtx-4090-pcie-24gb/", "planner/",
@@ -24,24 +18,8 @@ PAGES = ["", "training/", "inference/", "cost-per-tflop/", "vram-fit/", "prices/
 
 @pytest.fixture(scope="module")
 def server(built_site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site["site"]))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is not installed: run `make browser` (Debian's chromium package)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+    with serving(built_site["site"]) as url:
+        yield url
 
 
 @pytest.mark.parametrize("page_path", PAGES)
