@@ -141,6 +141,15 @@ SERVING_FORMATS = ["bf16", "fp8", "int8", "int4", "q8_0", "q4_0", "q4_k_m", "fp3
 TRAINING_FORMATS = {"full": "bf16", "lora": "bf16", "qlora": "nf4"}
 
 
+def _built_database():
+    """The built database, or exit 1 saying how to build it."""
+    db = paths().database
+    if not db.exists():
+        typer.secho(f"no database at {db}: run `make build` first", fg="red", err=True)
+        raise typer.Exit(1)
+    return db
+
+
 def _fail(option: str, message: str) -> None:
     typer.secho(f"Invalid value for {option}: {message}", fg="red", err=True)
     raise typer.Exit(2)
@@ -164,10 +173,7 @@ def fit_command(
     """Which GPUs fit one model and setting, how many are needed, and the memory breakdown."""
     from .fit import fit, resolve_model
 
-    db = paths().database
-    if not db.exists():
-        typer.secho(f"no database at {db}: run `make build` first", fg="red", err=True)
-        raise typer.Exit(1)
+    db = _built_database()
     if workload is Workload.inference:
         if method is not Method.lora or recompute is not Recompute.full:
             _fail("--method/--recompute", "they apply to --workload training only")
@@ -222,10 +228,7 @@ def plan_command(
     """Ranked deployment options (GPU x count x provider x tier) with fit, speed and cost: the Planner's SQL."""
     from .plan import WORKLOAD_LABELS, plan
 
-    db = paths().database
-    if not db.exists():
-        typer.secho(f"no database at {db}: run `make build` first", fg="red", err=True)
-        raise typer.Exit(1)
+    db = _built_database()
     try:
         result = plan(db, model, workload, precision, context, users, tokens, None if tier == "any" else tier, limit)
     except ValueError as exc:

@@ -192,6 +192,8 @@ COLUMN_DOCS = {
     "expected_tokens_per_s": "expected speed from the line fitted on the other GPUs: time = slope × the bound's time + overhead per layer × layers (leave-one-GPU-out)",
     "expected_error": "expected ÷ measured − 1",
     "step_read_gb": "bytes one decode step reads, GB",
+    "measured_s_per_layer": "measured seconds per token and layer",
+    "bound_s_per_layer": "seconds per token and layer at the bound",
     "decode_efficiency": "1 ÷ slope: the share of peak bandwidth the weights stream at, from the calibration line",
     "slope": "measured time per token and layer ÷ the bound's, least-squares slope over single-GPU llama.cpp measurements",
     "overhead_us_per_layer": "fixed time per token and layer beyond streaming the bytes (kernel launches, synchronisation), µs",

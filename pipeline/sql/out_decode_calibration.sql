@@ -4,12 +4,9 @@
 -- a least-squares line. 1 / slope is the share of peak bandwidth the weights stream at. Architectures
 -- with fewer than min_calibration_points GPUs measured use the line fitted on all of them.
 with single as (
-    select b.architecture, b.gpu_id, b.measured_share_of_bound,
-           1 / (b.measured_tokens_per_s * m.layers) as measured_s_per_layer,
-           1 / (b.bound_tokens_per_s * m.layers) as bound_s_per_layer
-    from out_measurement_bounds as b
-    join core_models as m using (model_id)
-    where b.batch_size = 1 and b.gpu_count = 1 and b.engine = 'llama.cpp'
+    select architecture, gpu_id, measured_share_of_bound, measured_s_per_layer, bound_s_per_layer
+    from out_measurement_bounds
+    where batch_size = 1 and gpu_count = 1 and engine = 'llama.cpp'
 ),
 
 overall as (

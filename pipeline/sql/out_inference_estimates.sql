@@ -89,6 +89,17 @@ timed as (
         serving_batch * 2 * active_params_b * 1e9 / (gpus * compute_tflops * 1e12) as tb_compute_s,
         case when tp > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as tb_comm_s
     from steps
+),
+
+stepped as (
+    select
+        *,
+        -- one serving step: the bound's, and the expected (calibrated memory time, compute at prefill_mfu,
+        -- all-reduces)
+        greatest(tb_mem_s, coalesce(tb_compute_s, 0)) as tb_bound_s,
+        greatest(tb_mem_s, tb_mem_s * slope + layers * overhead_us_per_layer / 1e6,
+                 coalesce(tb_compute_s / param('prefill_mfu'), 0)) + tb_comm_s as tb_expected_s
+    from timed
 )
 
 select
@@ -108,10 +119,8 @@ select
         as decode_expected_tokens_per_s,
     -- the serving batch
     cast(serving_batch as integer) as batch_size,
-    serving_batch / greatest(tb_mem_s, coalesce(tb_compute_s, 0)) as batch_decode_tokens_per_s,
-    serving_batch / (greatest(tb_mem_s, tb_mem_s * slope + layers * overhead_us_per_layer / 1e6,
-                              coalesce(tb_compute_s / param('prefill_mfu'), 0)) + tb_comm_s)
-        as batch_decode_expected_tokens_per_s,
+    serving_batch / tb_bound_s as batch_decode_tokens_per_s,
+    serving_batch / tb_expected_s as batch_decode_expected_tokens_per_s,
     experts_touched_per_layer,
     gpus * compute_tflops * 1e12 / (2 * active_params_b * 1e9) as prefill_tokens_per_s,
     gpus * compute_tflops * 1e12 * param('prefill_mfu') / (2 * active_params_b * 1e9) as prefill_expected_tokens_per_s,
@@ -120,16 +129,12 @@ select
     c.usd_per_gpu_hour as cheapest_usd_per_gpu_hour,
     gpus * c.usd_per_gpu_hour as usd_per_hour,
     -- $ per million output tokens = $/hour / (tokens/s x 3600) x 10^6, at the expected batch speed
-    gpus * c.usd_per_gpu_hour
-        / (serving_batch / (greatest(tb_mem_s, tb_mem_s * slope + layers * overhead_us_per_layer / 1e6,
-                                     coalesce(tb_compute_s / param('prefill_mfu'), 0)) + tb_comm_s)
-           * 3600) * 1e6 as usd_per_million_tokens,
+    gpus * c.usd_per_gpu_hour / (serving_batch / tb_expected_s * 3600) * 1e6 as usd_per_million_tokens,
     -- the floor: the same at the bound
-    gpus * c.usd_per_gpu_hour / (serving_batch / greatest(tb_mem_s, coalesce(tb_compute_s, 0)) * 3600) * 1e6
-        as usd_per_million_tokens_at_bound,
+    gpus * c.usd_per_gpu_hour / (serving_batch / tb_bound_s * 3600) * 1e6 as usd_per_million_tokens_at_bound,
     decode_efficiency,
     overhead_us_per_layer,
     calibration_scope,
     param('prefill_mfu') as prefill_utilisation
-from timed
+from stepped
 left join core_cheapest_offers as c using (gpu_id)

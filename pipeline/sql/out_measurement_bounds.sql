@@ -29,19 +29,19 @@ with meas as (
     where x.metric = 'decode_tokens_per_s'
 ),
 
-bounded as (
+stepped as (
     select
         *,
         dense_read_gb
             + case when is_moe then moe_layers * num_experts
                   * (1 - pow(1 - experts_per_token / num_experts, batch_size)) * expert_gb else 0 end
-            + batch_size * kv_gb_per_token * mean_context as step_read_gb,
-        parallel_readers * memory_bandwidth_gbs * batch_size
-            / (dense_read_gb
-               + case when is_moe then moe_layers * num_experts
-                     * (1 - pow(1 - experts_per_token / num_experts, batch_size)) * expert_gb else 0 end
-               + batch_size * kv_gb_per_token * mean_context) as bound_tokens_per_s
+            + batch_size * kv_gb_per_token * mean_context as step_read_gb
     from meas
+),
+
+bounded as (
+    select *, parallel_readers * memory_bandwidth_gbs * batch_size / step_read_gb as bound_tokens_per_s
+    from stepped
 ),
 
 ratios as (
@@ -112,6 +112,8 @@ select
     1 / (greatest(bound_s_per_layer, slope * bound_s_per_layer + intercept) * layers) as expected_tokens_per_s,
     1 / (greatest(bound_s_per_layer, slope * bound_s_per_layer + intercept) * layers) / value - 1 as expected_error,
     step_read_gb,
+    measured_s_per_layer,
+    bound_s_per_layer,
     quote,
     source_id,
     source_file,

@@ -1,6 +1,7 @@
 -- Weights of each model in each format (GB = 10^9 bytes), by component, as a checkpoint stores them,
 -- and the bytes one decode step reads: everything but the input embedding table (a lookup reads one
 -- row of it) and, for MoE, only the routed experts the batch touches (expert_gb each).
+with w as (
 select
     m.model_id,
     f.format,
@@ -13,9 +14,7 @@ select
     (m.linear_params_b * f.linear_bits + m.value_down_params_b * f.value_down_extra_bits
         + m.embedding_params_b * f.embedding_bits + m.head_params_b * f.head_bits
         + m.other_params_b * f.other_bits) / 8 as weights_gb,
-    (m.linear_params_b * f.linear_bits + m.value_down_params_b * f.value_down_extra_bits
-        + m.embedding_params_b * f.embedding_bits + m.head_params_b * f.head_bits
-        + m.other_params_b * f.other_bits) / m.params_b as bits_per_weight,
+    m.params_b,
     ((m.linear_params_b - m.expert_params_b) * f.linear_bits
         + (m.value_down_params_b - m.routed_value_down_params_b) * f.value_down_extra_bits
         + m.head_params_b * f.head_bits + m.other_params_b * f.other_bits) / 8 as dense_read_gb,
@@ -25,3 +24,7 @@ select
     end as expert_gb
 from core_models as m
 cross join core_weight_formats as f
+)
+
+select * exclude (params_b), weights_gb * 8 / params_b as bits_per_weight
+from w
