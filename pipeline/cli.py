@@ -90,7 +90,7 @@ def checksums(write: bool = typer.Option(False, "--write", help="update sidecar 
 
 @app.command("fetch-prices")
 def fetch_prices(
-    provider: str = typer.Argument(..., help="provider with a public price API: azure or aws"),
+    provider: str = typer.Argument(..., help="provider with a public price API: azure, aws, oracle or vastai"),
     region: list[str] | None = typer.Option(None, "--region", help="provider region, repeatable: all go into one "
                                             "snapshot (default: the regions of the provider's latest snapshot, "
                                             "else azure eastus, aws us-east-1)"),

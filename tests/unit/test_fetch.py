@@ -142,3 +142,46 @@ def test_oracle_bad_shape_is_a_clear_error():
     transport = httpx.MockTransport(lambda request: httpx.Response(200, json={"products": []}))
     with pytest.raises(fetch.FetchError, match="no 'items' list"):
         fetch.fetch_oracle(transport=transport)
+
+
+VAST = Path(__file__).resolve().parents[1] / "fixtures" / "vastai" / "bundles.json"
+
+
+def test_vast_offers_become_minimum_and_median_per_gpu_with_their_sample(tmp_path):
+    seen = []
+
+    def handler(request):
+        seen.append(request.url)
+        return httpx.Response(200, json=json.loads(VAST.read_text()))
+
+    snap = fetch.fetch_vastai(transport=httpx.MockTransport(handler), on=dt.date(2026, 11, 23))
+    query = json.loads(seen[0].params["q"])
+    assert query["verified"] == {"eq": True} and query["rentable"] == {"eq": True} and query["type"] == "on-demand"
+    got = {(r["gpu_name"], r["gpu_memory_gb"], r["statistic"]): (r["usd_per_hour"], r["sample_size"]) for r in snap.rows}
+    # per GPU: an 8x B200 machine at $65.01/hour is $8.13 per GPU-hour
+    assert got[("B200", 180, "minimum")] == (6.251, 7) and got[("B200", 180, "median")] == (8.1263, 7)
+    assert got[("H100 SXM", 80, "minimum")] == (2.0974, 16) and got[("H100 SXM", 80, "median")] == (3.17, 16)
+    # 40 GB and 80 GB A100s stay apart; 39936 MiB is a 40 GB card, 46068 MiB an L40S's 48 GB
+    assert got[("A100 SXM4", 40, "minimum")] == (0.4296, 4) and got[("A100 SXM4", 80, "median")] == (1.056, 3)
+    assert got[("L40S", 48, "median")] == (0.7009, 4)
+    assert all(r["gpu_count"] == 1 and r["pricing_tier"] == "on-demand" for r in snap.rows)
+    fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
+    frame, records, problems = read_kind(tmp_path, KINDS["prices"])
+    meta = records[0]["meta"]
+    assert problems == [] and len(frame) == 10 and frame["sample_size"].astype(int).tolist()[:2] == [4, 4]
+    assert meta["scope"] == "partial" and meta["covers"] == {"tiers": ["on-demand"]} and meta["kind"] == "provider_api"
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"bundles": []}, "no 'offers' list"),
+    ({"offers": [{"gpu_name": "H100 SXM", "num_gpus": 1, "dph_total": 2.0}]}, "offer 0 lacks gpu_ram"),
+    ({"offers": []}, "no priced GPU offers"),
+])
+def test_vast_bad_shape_is_a_clear_error(body, message):
+    with pytest.raises(fetch.FetchError, match=message):
+        fetch.fetch_vastai(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=body)))
+
+
+def test_nominal_memory_keeps_card_sizes_apart():
+    assert [fetch.nominal_memory_gb(m) for m in (24564, 39936, 40960, 46068, 81559, 95830, 143771, 183359)] == \
+        [24, 40, 40, 48, 80, 94, 141, 180]

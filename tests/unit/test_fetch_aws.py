@@ -155,7 +155,8 @@ def test_client_errors_are_not_retried(monkeypatch):
 
 
 def test_azure_aws_and_oracle_are_registered():
-    assert fetch.FETCHERS == {"azure": fetch.fetch_azure, "aws": fetch.fetch_aws, "oracle": fetch.fetch_oracle}
+    assert fetch.FETCHERS == {"azure": fetch.fetch_azure, "aws": fetch.fetch_aws, "oracle": fetch.fetch_oracle,
+                              "vastai": fetch.fetch_vastai}
 
 
 def test_cli_leaves_the_default_region_to_each_fetcher(monkeypatch, tmp_path):
