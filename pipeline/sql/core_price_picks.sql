@@ -10,7 +10,9 @@ with offers as (
         o.*,
         case
             when o.statistic = 'median' then 'marketplace median'
-            when o.statistic = 'minimum' and o.pricing_tier = 'on-demand' and o.snapshot_kind = 'price_tracker'
+            -- a marketplace's lowest listing: read by a tracker, or by an API answer that counts its listings
+            when o.statistic = 'minimum' and o.pricing_tier = 'on-demand'
+                and (o.snapshot_kind = 'price_tracker' or o.sample_size is not null)
                 then 'marketplace minimum'
             when o.statistic = 'minimum' then null  -- a provider's "from" price: the floor of a range, not an offer
             when o.pricing_tier = 'on-demand' then 'on-demand'

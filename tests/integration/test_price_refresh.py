@@ -141,3 +141,35 @@ def test_a_refresh_after_a_spec_change_builds_everything(tmp_path):
         assert str(sidecar.relative_to(src)) in outcome.full_build_reason and "core_gpus" in outcome.materialized
         again = materialize(price_selection(), incremental=True)
         assert again.ok and not again.full_build_instead and "core_gpus" not in again.materialized
+
+
+def test_a_fetched_marketplace_snapshot_gives_the_marketplace_picks(tmp_path):
+    """A Vast.ai fetch (recorded answer) written as a dated source: its minimum over listings is the
+    marketplace-minimum pick, its median only where the sample is large enough."""
+    import datetime as dt
+
+    import duckdb
+    import httpx
+
+    from pipeline import fetch
+
+    src = tmp_path / "sources"
+    shutil.copytree(ROOT / "sources", src)
+    recorded = json.loads((ROOT / "tests" / "fixtures" / "vastai" / "bundles.json").read_text())
+    snap = fetch.fetch_vastai(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=recorded)),
+                              on=dt.date.fromisoformat(DAY))
+    fetch.write_snapshot(snap, src, on=dt.date.fromisoformat(DAY), force=True)
+    with paths_overridden(tmp_path / "atlas.duckdb", tmp_path / "build", src):
+        outcome = materialize(price_selection(), incremental=True)
+        assert outcome.ok, outcome.errors
+    with duckdb.connect(str(tmp_path / "atlas.duckdb"), read_only=True) as con:
+        picks = {(g, p): (prov, price, n, why) for g, p, prov, price, n, why in con.execute(
+            """select gpu_id, pick, provider, usd_per_gpu_hour, sample_size, why from price_picks
+               where gpu_id in ('nvidia-h100-sxm-80gb', 'nvidia-a100-sxm-40gb')
+                 and pick in ('marketplace minimum', 'marketplace median')""").fetchall()}
+    assert picks[("nvidia-h100-sxm-80gb", "marketplace minimum")][:3] == ("vastai", 2.0974, 16)
+    assert picks[("nvidia-h100-sxm-80gb", "marketplace median")][:3] == ("vastai", 3.17, 16)
+    # four A100 40 GB listings: their median is not a price, and says why
+    assert picks[("nvidia-a100-sxm-40gb", "marketplace minimum")][:3] == ("vastai", 0.4296, 4)
+    median = picks.get(("nvidia-a100-sxm-40gb", "marketplace median"))
+    assert median is None or median[2] != 4
