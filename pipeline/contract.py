@@ -52,6 +52,7 @@ COLUMN_DOCS = {
     "scope_gpus": "GPUs (variant or provider name) a partial snapshot covers; NULL = all",
     "scope_regions": "regions a partial snapshot covers; NULL = all it lists",
     "scope_tiers": "tiers a partial snapshot covers; NULL = all it lists",
+    "scope_gpu_counts": "GPUs per instance a partial snapshot covers (a tracker of 1-GPU offers); NULL = all",
     "stale": "observed more than price_max_age_days ago: shown, never used for picks, ranks or estimates",
     "pick": "which price: on-demand, spot, reserved, marketplace minimum or marketplace median",
     "term": "reserved only: the commitment term",
@@ -224,7 +225,8 @@ COLUMN_DOCS = {
     "current_usd_per_gpu_hour": "price per GPU-hour in the latest snapshot",
     "previous_observed_on": "date of the previous snapshot",
     "current_observed_on": "date of the latest snapshot",
-    "change": "added, removed, repriced or unchanged; 'not compared' when the offer's tier, statistic and region "
+    "change": "added, removed, replaced (the name is gone, other offers remain at its identity), renamed, repriced or "
+              "unchanged; 'not compared' when the offer's tier, statistic and region "
               "appear together in only one of the two snapshots (the sources cover different tiers or regions)",
     "change_pct": "price change in percent",
     # models

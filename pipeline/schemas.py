@@ -268,7 +268,8 @@ def _inside_scope(df: pd.DataFrame) -> pd.Series:
         return [not isinstance(a, str) or v in a.split(",") for v, a in zip(values, allowed)]
     ok_region = pd.Series(within(df["region"], _opt(df, "scope_regions")), index=df.index)
     ok_tier = pd.Series(within(df["pricing_tier"], _opt(df, "scope_tiers")), index=df.index)
-    return ok_region & ok_tier
+    ok_count = pd.Series(within(df["gpu_count"].astype(str), _opt(df, "scope_gpu_counts")), index=df.index)
+    return ok_region & ok_tier & ok_count
 
 
 def prices_schema() -> pa.DataFrameSchema:
@@ -290,13 +291,14 @@ def prices_schema() -> pa.DataFrameSchema:
                    ("amount_per_hour", float, [pa.Check.gt(0, error="price must be > 0")]),
                    ("host_usd_per_hour", float, [pa.Check.gt(0, error="host price must be > 0")]),
                    ("sample_size", "Int64", [pa.Check.ge(1)]),
-                   ("price_basis", object, []), ("scope_regions", object, []), ("scope_tiers", object, [])]},
+                   ("price_basis", object, []), ("scope_regions", object, []), ("scope_tiers", object, []),
+                   ("scope_gpu_counts", object, [])]},
         },
         checks=[
             pa.Check(_price_in_one_currency, error="give usd_per_hour (USD) or currency + amount_per_hour, not both"),
             pa.Check(_median_has_sample, error="sample_size is only for a median or minimum over listings"),
             pa.Check(_host_only_for_split_billing, error="host_usd_per_hour needs price_basis: gpu_and_host in the sidecar"),
-            pa.Check(_inside_scope, error="offer outside the regions or tiers the sidecar's covers: lists"),
+            pa.Check(_inside_scope, error="offer outside the regions, tiers or GPU counts the sidecar's covers: lists"),
         ],
         unique=["snapshot_id", "offering", "gpu_name", "gpu_count", "pricing_tier", "statistic", "region"],
         name="prices",

@@ -48,7 +48,7 @@ SIDECAR_KINDS = {
 # of the provider's list (a catalogue), a tracker that samples prices over time, or an article quoting them
 PRICE_KINDS = ("provider_page", "provider_api", "catalogue_copy", "price_tracker", "article")
 PRICE_BASES = ("whole_instance", "gpu_only", "gpu_and_host")
-SCOPE_KEYS = ("gpus", "regions", "tiers")
+SCOPE_KEYS = ("gpus", "regions", "tiers", "gpu_counts")
 SIDECAR_REQUIRED = ("title", "publisher", "kind", "url", "accessed_on", "checksum")
 # a source URL is a web page, or `seed:<path>` for a document kept offline (an article's text as received)
 URL_SCHEMES = ("https://", "http://", "seed:")
@@ -127,7 +127,7 @@ KINDS: dict[str, SourceKind] = {
              "pricing_tier", "statistic", "region", "note"),
             False,
             optional=("currency", "amount_per_hour", "host_usd_per_hour", "sample_size"),
-            sidecar_columns=("snapshot_kind", "scope", "scope_gpus", "scope_regions", "scope_tiers",
+            sidecar_columns=("snapshot_kind", "scope", "scope_gpus", "scope_regions", "scope_tiers", "scope_gpu_counts",
                              "price_basis", "billing", "min_commitment", "observed_date_known"),
         ),
         SourceKind(
@@ -356,7 +356,10 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
                                 str(covers)))
         covers = {}
     for key, values in covers.items():
-        if not isinstance(values, list) or not values or not all(isinstance(v, str) and v for v in values):
+        names = isinstance(values, list) and values and all(isinstance(v, str) and v for v in values)
+        counts = key == "gpu_counts" and isinstance(values, list) and values and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values)
+        if not (names or counts):
             problems.append(Problem(side_rel, None, f"covers.{key}", "must be a non-empty list of names", str(values)))
     if scope == "partial" and not covers:
         problems.append(Problem(side_rel, None, "covers", "a partial snapshot must say which GPUs, regions or tiers it covers"))
@@ -374,7 +377,7 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
         return ",".join(str(v) for v in values) if values else None
 
     facts = {"snapshot_kind": kind, "scope": scope, "scope_gpus": joined("gpus"), "scope_regions": joined("regions"),
-             "scope_tiers": joined("tiers"), "price_basis": basis,
+             "scope_tiers": joined("tiers"), "scope_gpu_counts": joined("gpu_counts"), "price_basis": basis,
              "billing": None if meta.get("billing") is None else str(meta["billing"]),
              "min_commitment": None if meta.get("min_commitment") is None else str(meta["min_commitment"]),
              "observed_date_known": "true" if date_known is not False else "false"}

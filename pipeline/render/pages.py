@@ -685,11 +685,12 @@ def prices_page(con) -> str:
 
 def changes_page(con) -> str:
     ch = df(con, """select c.*, g.name from out_price_changes as c left join core_gpus as g using (gpu_id)
-                    where change in ('added', 'removed', 'repriced', 'renamed')
+                    where change in ('added', 'removed', 'replaced', 'repriced', 'renamed')
                     order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region""")
     counts = df(con, """select provider, max(previous_observed_on) as previous_on, max(current_observed_on) as current_on,
                                count(*) filter (where change = 'added') as added,
                                count(*) filter (where change = 'removed') as removed,
+                               count(*) filter (where change = 'replaced') as replaced,
                                count(*) filter (where change = 'repriced') as repriced,
                                count(*) filter (where change = 'renamed') as renamed,
                                count(*) filter (where change = 'unchanged') as unchanged,
@@ -704,8 +705,8 @@ def changes_page(con) -> str:
              money(c.current_usd_per_gpu_hour, 3),
              f"{c.change_pct:+.1f}%" if pd.notna(c.change_pct) else "–", esc(c.reason) if pd.notna(c.reason) else ""]
             for c in ch.itertuples()]
-    summary = [[esc(c.provider), esc(c.previous_on), esc(c.current_on), str(c.added), str(c.removed), str(c.repriced),
-                str(c.renamed), str(c.unchanged), str(c.not_compared)] for c in counts.itertuples()]
+    summary = [[esc(c.provider), esc(c.previous_on), esc(c.current_on), str(c.added), str(c.removed), str(c.replaced),
+                str(c.repriced), str(c.renamed), str(c.unchanged), str(c.not_compared)] for c in counts.itertuples()]
     note = []
     if len(uncompared):
         units = "; ".join(f"{esc(u.provider)} {esc(u.pricing_tier)} ({esc(u.statistic)}, {esc(u.regions)}: {u.n} offers, "
@@ -716,13 +717,15 @@ def changes_page(con) -> str:
     return "\n".join([WIDE + "# What changed", "",
                       "Offers added, removed and repriced between each provider's two latest snapshots "
                       "(per GPU-hour). Providers with a single snapshot have no changes yet.", "",
-                      table(["Provider", "Previous snapshot", "Current snapshot", "Added", "Removed", "Repriced",
-                             "Renamed", "Unchanged", "Not compared"], summary), "", *note,
+                      table(["Provider", "Previous snapshot", "Current snapshot", "Added", "Removed", "Replaced",
+                             "Repriced", "Renamed", "Unchanged", "Not compared"], summary), "", *note,
                       "A removal is reported only when the newer snapshot covers the offer (its tier, statistic and "
-                      "region, and its GPU if the snapshot is partial) and no longer lists it. An offer whose name "
-                      "changed at the same provider, GPU, GPU count, tier, statistic and region is *renamed*. A "
+                      "region, and its GPU and GPU count if the snapshot is partial) and no longer lists it. An offer whose name "
+                      "changed at the same provider, GPU, GPU count, tier, statistic and region is *renamed*; one whose name "
+                      "is gone while other offers are listed at that identity (one offer became two instance types) "
+                      "is *replaced*, not removed. A "
                       "marketplace median whose sample of listings changed is not a price move.", "",
-                      "## Every added, removed or repriced offer", "",
+                      "## Every added, removed, replaced, repriced or renamed offer", "",
                       "Before and after are per GPU-hour, in the provider's previous and current snapshot (dates "
                       "above).", "",
                       table(["Provider", "Offering", "GPU", "Tier", "Region", "Change", "Before", "After", "Change %",

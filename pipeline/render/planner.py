@@ -251,7 +251,7 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def price_feed(con: duckdb.DuckDBPyConnection) -> str:
     """An Atom feed: one entry per provider snapshot compared with its previous one."""
     ch = con.execute("""select c.*, g.name from price_changes as c left join gpus as g using (gpu_id)
-                        where change in ('added', 'removed', 'repriced')
+                        where change in ('added', 'removed', 'replaced', 'repriced')
                         order by current_observed_on desc nulls last, provider, change, offering""").df()
     entries = []
     updated = None

@@ -22,6 +22,7 @@ with prices as (
         string_split(scope_gpus, ',') as scope_gpus,
         string_split(scope_regions, ',') as scope_regions,
         string_split(scope_tiers, ',') as scope_tiers,
+        cast(string_split(scope_gpu_counts, ',') as integer[]) as scope_gpu_counts,
         price_basis,
         billing,
         min_commitment,
@@ -127,6 +128,7 @@ select
     scope_gpus,
     scope_regions,
     scope_tiers,
+    scope_gpu_counts,
     source_file,
     source_row
 from priced

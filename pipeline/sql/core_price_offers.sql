@@ -1,12 +1,12 @@
 -- Current offers: the latest observation of every offer that no later snapshot of its provider covers.
 -- A snapshot covers an offer when it lists the offer's tier, statistic and region and, for a partial
--- snapshot, names its GPU (by variant or by the provider's name) among the GPUs it covers. So a partial
+-- snapshot, names its GPU (by variant or by the provider's name) and its GPU count among those it covers. So a partial
 -- snapshot updates what it covers and everything else keeps its last observation with its own date.
 -- A snapshot whose source prints no date (its folder date is the day it was read) counts as older than
 -- any dated one. Articles quoting a price list are history only, never a current price. `stale` marks a price older
 -- than the `price_max_age_days` parameter at build time: kept and shown, never used for picks.
 with snapshots as (
-    select distinct provider, observed_on, observed_date_known, scope_gpus, scope_regions, scope_tiers
+    select distinct provider, observed_on, observed_date_known, scope_gpus, scope_regions, scope_tiers, scope_gpu_counts
     from core_price_history
     where snapshot_kind <> 'article'
 ),
@@ -27,6 +27,7 @@ superseded as (
         and (s.scope_gpus is null or list_contains(s.scope_gpus, h.gpu_id) or list_contains(s.scope_gpus, h.provider_gpu_name))
         and (s.scope_regions is null or list_contains(s.scope_regions, h.region))
         and (s.scope_tiers is null or list_contains(s.scope_tiers, h.pricing_tier))
+        and (s.scope_gpu_counts is null or list_contains(s.scope_gpu_counts, h.gpu_count))
     join units as u
         on u.provider = s.provider and u.observed_on = s.observed_on
         and u.pricing_tier = h.pricing_tier and u.statistic = h.statistic and u.region = h.region

@@ -26,7 +26,7 @@ prev as (
 ),
 
 snapshot_scope as (
-    select distinct provider, observed_on, scope_gpus, scope_regions, scope_tiers from history
+    select distinct provider, observed_on, scope_gpus, scope_regions, scope_tiers, scope_gpu_counts from history
 ),
 
 units as (
@@ -110,6 +110,7 @@ covered as (
                      or list_contains(s.scope_gpus, j.provider_gpu_name))
                 and (s.scope_regions is null or list_contains(s.scope_regions, j.region))
                 and (s.scope_tiers is null or list_contains(s.scope_tiers, j.pricing_tier))
+                and (s.scope_gpu_counts is null or list_contains(s.scope_gpu_counts, j.gpu_count))
         ) as newer_covers,
         exists (
             select 1 from snapshot_scope as s join units as u using (provider, observed_on)
@@ -120,7 +121,15 @@ covered as (
                      or list_contains(s.scope_gpus, j.provider_gpu_name))
                 and (s.scope_regions is null or list_contains(s.scope_regions, j.region))
                 and (s.scope_tiers is null or list_contains(s.scope_tiers, j.pricing_tier))
-        ) as older_covers
+                and (s.scope_gpu_counts is null or list_contains(s.scope_gpu_counts, j.gpu_count))
+        ) as older_covers,
+        -- an offer whose name is gone while the newer snapshot lists other offers at its identity (GPU, GPU
+        -- count, tier, statistic, region) that no 1:1 rename explains: replaced, not removed
+        (select string_agg(e.offering, ', ' order by e.offering) from exact as e
+         where e.provider = j.provider and e.identity_gpu = j.identity_gpu and e.gpu_count = j.gpu_count
+             and e.pricing_tier = j.pricing_tier and e.statistic = j.statistic and e.region = j.region
+             and e.previous_usd_per_gpu_hour is null and e.current_usd_per_gpu_hour is not null
+             and j.current_usd_per_gpu_hour is null and not j.is_rename) as replaced_by
     from joined as j
 ),
 
@@ -133,6 +142,7 @@ select
         when current_usd_per_gpu_hour is null and not newer_covers then 'not compared'
         when previous_usd_per_gpu_hour is null and not older_covers then 'not compared'
         when previous_usd_per_gpu_hour is null then 'added'
+        when current_usd_per_gpu_hour is null and replaced_by is not null then 'replaced'
         when current_usd_per_gpu_hour is null then 'removed'
         when statistic <> 'list' and current_usd_per_gpu_hour <> previous_usd_per_gpu_hour and (
             previous_sample_size is distinct from current_sample_size
@@ -145,6 +155,9 @@ select
     case
         when current_usd_per_gpu_hour is null and not newer_covers then 'the newer snapshot does not cover this offer'
         when previous_usd_per_gpu_hour is null and not older_covers then 'the older snapshot did not cover this offer'
+        when current_usd_per_gpu_hour is null and replaced_by is not null
+            then 'no longer listed under this name; the newer snapshot lists ' || replaced_by
+                || ' at the same GPU, GPU count, tier and region'
         when previous_usd_per_gpu_hour is null or current_usd_per_gpu_hour is null then null
         when statistic <> 'list' and current_usd_per_gpu_hour <> previous_usd_per_gpu_hour
             and previous_sample_size is distinct from current_sample_size

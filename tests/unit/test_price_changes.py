@@ -17,8 +17,10 @@ OLD, NEW = dt.date(2026, 1, 5), dt.date(2026, 2, 9)
 
 
 def offer(day, offering, price, tier="on-demand", statistic="list", provider="acme", region="r1", gpu="g",
-          name="G", count=1, scope=None, kind="catalogue_copy", sample=None, basis="whole_instance", host=None):
-    """One row of core_price_history; `scope` lists the GPUs a partial snapshot covers (None = full)."""
+          name="G", count=1, scope=None, kind="catalogue_copy", sample=None, basis="whole_instance", host=None,
+          counts=None):
+    """One row of core_price_history; `scope` lists the GPUs a partial snapshot covers (None = full), `counts`
+    the GPU counts."""
     comparable = basis == "whole_instance" or host is not None
     return {"provider": provider, "offering": offering, "gpu_id": gpu, "provider_gpu_name": name, "gpu_memory_gb": 80.0,
             "gpu_count": count, "usd_per_hour": price * count, "usd_per_gpu_hour": price, "pricing_tier": tier,
@@ -27,8 +29,8 @@ def offer(day, offering, price, tier="on-demand", statistic="list", provider="ac
             "comparable_usd_per_gpu_hour": (price * count + (host or 0)) / count if comparable else None,
             "comparable": comparable, "currency": "USD", "amount_per_hour": price * count, "fx_units_per_usd": None,
             "fx_rate_date": None, "fx_source_id": None, "sample_size": sample, "billing": None, "min_commitment": None,
-            "snapshot_kind": kind, "observed_date_known": True, "scope": "partial" if scope else "full",
-            "scope_gpus": scope, "scope_regions": None, "scope_tiers": None,
+            "snapshot_kind": kind, "observed_date_known": True, "scope": "partial" if scope or counts else "full",
+            "scope_gpus": scope, "scope_regions": None, "scope_tiers": None, "scope_gpu_counts": counts,
             "source_file": f"prices/{provider}/{day}/prices.csv", "source_row": abs(hash((offering, tier, statistic, region, gpu, name, count))) % 10**8}
 
 
@@ -37,10 +39,12 @@ def database(rows) -> duckdb.DuckDBPyConnection:
     load_parameters(con)
     frame = pd.DataFrame(rows)
     frame["scope_gpus"] = frame["scope_gpus"].astype(object)
+    frame["scope_gpu_counts"] = frame["scope_gpu_counts"].astype(object)
     create_table_from_frame(con, "core_price_history", frame)
     con.execute("""create or replace table core_price_history as select * replace (
                        cast(scope_gpus as varchar[]) as scope_gpus, cast(scope_regions as varchar[]) as scope_regions,
-                       cast(scope_tiers as varchar[]) as scope_tiers, cast(sample_size as integer) as sample_size,
+                       cast(scope_tiers as varchar[]) as scope_tiers, cast(scope_gpu_counts as integer[]) as scope_gpu_counts,
+                       cast(sample_size as integer) as sample_size,
                        cast(host_usd_per_hour as double) as host_usd_per_hour, cast(min_commitment as varchar) as min_commitment, cast(billing as varchar) as billing)
                    from core_price_history""")
     # every snapshot of the fixture lists offers (no declared withdrawal)
@@ -117,6 +121,19 @@ def test_uncovered_offers_stay_current_with_their_own_date():
     assert current == [("4090", OLD, 0.34), ("H100", NEW, 3.2)]
 
 
+def test_a_snapshot_of_one_gpu_offers_leaves_the_eight_gpu_offers_alone(changes):
+    """A tracker that records only 1-GPU droplets (covers gpu_counts [1]): the provider's 8-GPU offer is not
+    removed and stays current with its own date; the 1-GPU price it covers is updated."""
+    old = [offer(OLD, "H100", 3.39, gpu="h100"), offer(OLD, "H100 (8x)", 2.99, gpu="h100", count=8)]
+    new = [offer(NEW, "H100", 4.41, gpu="h100", counts=[1])]
+    got = changes(old + new)
+    assert got[("H100 (8x)", "on-demand", "list", "r1")] == ("not compared", None)
+    assert got[("H100", "on-demand", "list", "r1")] == ("repriced", 30.09)
+    current = database(old + new).execute(
+        "select offering, gpu_count, observed_on, usd_per_gpu_hour from core_price_offers order by 1").fetchall()
+    assert current == [("H100", 1, NEW, 4.41), ("H100 (8x)", 8, OLD, 2.99)]
+
+
 def test_a_rename_at_the_same_identity_is_a_rename(changes):
     """DigitalOcean's 'H100' became 'NVIDIA H100' at the same price, GPU, count, tier and region."""
     got = changes([offer(OLD, "H100", 3.39, gpu="h100"), offer(OLD, "H100x8", 2.99, gpu="h100", count=8),
@@ -128,7 +145,14 @@ def test_a_rename_at_the_same_identity_is_a_rename(changes):
 def test_two_candidates_at_one_identity_are_not_guessed_a_rename(changes):
     got = changes([offer(OLD, "x", 3.0, gpu="h100"), offer(OLD, "y", 3.1, gpu="h100"),
                    offer(NEW, "z", 3.0, gpu="h100"), offer(NEW, "w", 3.1, gpu="h100")])
-    assert sorted(v[0] for v in got.values()) == ["added", "added", "removed", "removed"]
+    # the GPU is still offered at that identity under other names: replaced, never removed
+    assert sorted(v[0] for v in got.values()) == ["added", "added", "replaced", "replaced"]
+    one_to_two = changes([offer(OLD, "H100 SXM (80GB)", 2.29, gpu="h100"),
+                          offer(NEW, "1H100.80S.30V", 3.737, gpu="h100"), offer(NEW, "1H100.80S.32V", 3.737, gpu="h100")])
+    assert one_to_two[("H100 SXM (80GB)", "on-demand", "list", "r1")] == ("replaced", None)
+    gone = changes([offer(OLD, "H100", 2.29, gpu="h100"), offer(OLD, "A100", 1.2, gpu="a100"),
+                    offer(NEW, "A100", 1.2, gpu="a100")])
+    assert gone[("H100", "on-demand", "list", "r1")] == ("removed", None)
 
 
 def test_a_change_of_sample_is_not_a_price_move(changes):
