@@ -48,6 +48,8 @@ COLUMN_DOCS = {
     "min_commitment": "minimum commitment where published",
     "snapshot_kind": "what the snapshot is: provider_page, provider_api, catalogue_copy, price_tracker or article",
     "observed_date_known": "false when the source is undated and observed_on is the day it was read",
+    "observed_no_later_than": "for an undated copy, the latest day its list can date from (evidence in the sidecar); "
+                              "staleness counts from it",
     "scope": "full (the provider's whole list) or partial (only the GPUs, regions or tiers in scope_*)",
     "scope_gpus": "GPUs (variant or provider name) a partial snapshot covers; NULL = all",
     "scope_regions": "regions a partial snapshot covers; NULL = all it lists",
@@ -216,7 +218,7 @@ COLUMN_DOCS = {
     "observed_on": "snapshot date of the price",
     "note": "provider detail (vCPUs, commitment, billing)",
     "mapped": "the provider's GPU name maps to a variant",
-    "age_days": "days since the price was observed",
+    "age_days": "days since the price was observed (an undated copy with observed_no_later_than: at least this many)",
     "offers": "number of offers",
     "first_seen": "first snapshot date",
     "last_seen": "latest snapshot date",

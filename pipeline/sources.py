@@ -128,7 +128,8 @@ KINDS: dict[str, SourceKind] = {
             False,
             optional=("currency", "amount_per_hour", "host_usd_per_hour", "sample_size"),
             sidecar_columns=("snapshot_kind", "scope", "scope_gpus", "scope_regions", "scope_tiers", "scope_gpu_counts",
-                             "price_basis", "billing", "min_commitment", "observed_date_known"),
+                             "price_basis", "billing", "min_commitment", "observed_date_known",
+                             "observed_no_later_than"),
         ),
         SourceKind(
             "fx_rates",
@@ -372,6 +373,14 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
     if not isinstance(date_known, bool):
         problems.append(Problem(side_rel, None, "observed_date_known", "must be true or false", str(date_known)))
 
+    bound = meta.get("observed_no_later_than")
+    if bound is not None:
+        if date_known is not False:
+            problems.append(Problem(side_rel, None, "observed_no_later_than",
+                                    "is only for an undated copy (observed_date_known: false)", str(bound)))
+        elif _as_date(bound) is None:
+            problems.append(Problem(side_rel, None, "observed_no_later_than", "must be a date (YYYY-MM-DD)", str(bound)))
+
     def joined(key):
         values = covers.get(key) if isinstance(covers.get(key), list) else None
         return ",".join(str(v) for v in values) if values else None
@@ -380,7 +389,8 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
              "scope_tiers": joined("tiers"), "scope_gpu_counts": joined("gpu_counts"), "price_basis": basis,
              "billing": None if meta.get("billing") is None else str(meta["billing"]),
              "min_commitment": None if meta.get("min_commitment") is None else str(meta["min_commitment"]),
-             "observed_date_known": "true" if date_known is not False else "false"}
+             "observed_date_known": "true" if date_known is not False else "false",
+             "observed_no_later_than": None if _as_date(bound) is None else _as_date(bound).isoformat()}
     return facts, problems
 
 

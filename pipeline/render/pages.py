@@ -603,7 +603,10 @@ def original_price(o) -> str:
 def offer_flags(o) -> str:
     """Why an offer is shown but not used for picks: stale, or a GPU-only price without its host."""
     flags = []
-    if getattr(o, "observed_date_known", True) is False:
+    bound = getattr(o, "observed_no_later_than", None)
+    if getattr(o, "observed_date_known", True) is False and bound is not None and not pd.isna(bound):
+        flags.append(f"undated copy of a list from no later than {esc(str(bound)[:10])}")
+    elif getattr(o, "observed_date_known", True) is False:
         flags.append("undated copy (date read)")
     if getattr(o, "stale", False) is True:
         flags.append("**stale**")

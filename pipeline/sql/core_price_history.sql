@@ -27,6 +27,7 @@ with prices as (
         billing,
         min_commitment,
         observed_date_known = 'true' as observed_date_known,
+        cast(observed_no_later_than as date) as observed_no_later_than,
         source_id,
         source_file,
         cast(source_row as integer) as source_row
@@ -124,6 +125,7 @@ select
     min_commitment,
     snapshot_kind,
     observed_date_known,
+    observed_no_later_than,
     scope,
     scope_gpus,
     scope_regions,

@@ -44,7 +44,8 @@ superseded as (
 
 select
     h.*,
-    h.observed_on < current_date - cast(param('price_max_age_days') as integer) as stale
+    -- an undated copy of a list known to be no later than some day is as old as that day at least
+    coalesce(h.observed_no_later_than, h.observed_on) < current_date - cast(param('price_max_age_days') as integer) as stale
 from core_price_history as h
 anti join superseded as s using (source_file, source_row)
 where h.snapshot_kind <> 'article'

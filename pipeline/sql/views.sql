@@ -4,8 +4,9 @@ create or replace view spec_claims as select * from core_spec_claims;
 create or replace view sources as select * from core_sources;
 create or replace view price_history as select * exclude (source_file, source_row) from core_price_history;
 create or replace view price_offers as
-select * exclude (source_file, source_row, stale), current_date - observed_on as age_days,
-    current_date - observed_on > (select value from core_parameters where name = 'price_max_age_days') as stale
+select * exclude (source_file, source_row, stale), current_date - coalesce(observed_no_later_than, observed_on) as age_days,
+    current_date - coalesce(observed_no_later_than, observed_on)
+        > (select value from core_parameters where name = 'price_max_age_days') as stale
 from core_price_offers;
 create or replace view price_picks as select *, current_date - observed_on as age_days from core_price_picks;
 create or replace view unmapped_offers as select provider, provider_gpu_name, gpu_memory_gb, count(*) as offers, min(observed_on) as first_seen, max(observed_on) as last_seen, any_value(source_file) as example_file from core_price_history where not mapped group by all;
