@@ -48,6 +48,7 @@ COLUMN_DOCS = {
     "min_commitment": "minimum commitment where published",
     "snapshot_kind": "what the snapshot is: provider_page, provider_api, catalogue_copy, price_tracker or article",
     "observed_date_known": "false when the source is undated and observed_on is the day it was read",
+    "market": "who can buy at this price: global (anyone) or cn-mainland (mainland-China accounts, CNY); picks are per market",
     "observed_no_later_than": "for an undated copy, the latest day its list can date from (evidence in the sidecar); "
                               "staleness counts from it",
     "scope": "full (the provider's whole list) or partial (only the GPUs, regions or tiers in scope_*)",

@@ -48,6 +48,9 @@ SIDECAR_KINDS = {
 # of the provider's list (a catalogue), a tracker that samples prices over time, or an article quoting them
 PRICE_KINDS = ("provider_page", "provider_api", "catalogue_copy", "price_tracker", "article")
 PRICE_BASES = ("whole_instance", "gpu_only", "gpu_and_host")
+# who can buy at a snapshot's prices: anyone (global), or accounts of a mainland-China market (CNY, a Chinese
+# phone number or business licence); picks are made per market, never across them
+MARKETS = ("global", "cn-mainland")
 SCOPE_KEYS = ("gpus", "regions", "tiers", "gpu_counts")
 SIDECAR_REQUIRED = ("title", "publisher", "kind", "url", "accessed_on", "checksum")
 # a source URL is a web page, or `seed:<path>` for a document kept offline (an article's text as received)
@@ -129,7 +132,7 @@ KINDS: dict[str, SourceKind] = {
             optional=("currency", "amount_per_hour", "host_usd_per_hour", "sample_size"),
             sidecar_columns=("snapshot_kind", "scope", "scope_gpus", "scope_regions", "scope_tiers", "scope_gpu_counts",
                              "price_basis", "billing", "min_commitment", "observed_date_known",
-                             "observed_no_later_than"),
+                             "observed_no_later_than", "market"),
         ),
         SourceKind(
             "fx_rates",
@@ -373,6 +376,9 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
     if not isinstance(date_known, bool):
         problems.append(Problem(side_rel, None, "observed_date_known", "must be true or false", str(date_known)))
 
+    market = meta.get("market", "global")
+    if market not in MARKETS:
+        problems.append(Problem(side_rel, None, "market", f"must be one of {list(MARKETS)}", str(market)))
     bound = meta.get("observed_no_later_than")
     if bound is not None:
         if date_known is not False:
@@ -390,7 +396,8 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
              "billing": None if meta.get("billing") is None else str(meta["billing"]),
              "min_commitment": None if meta.get("min_commitment") is None else str(meta["min_commitment"]),
              "observed_date_known": "true" if date_known is not False else "false",
-             "observed_no_later_than": None if _as_date(bound) is None else _as_date(bound).isoformat()}
+             "observed_no_later_than": None if _as_date(bound) is None else _as_date(bound).isoformat(),
+             "market": str(market)}
     return facts, problems
 
 

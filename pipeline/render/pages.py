@@ -641,6 +641,7 @@ def prices_page(con) -> str:
                                   count(*) filter (where not observed_date_known) as undated,
                                   string_agg(distinct snapshot_kind, ', ' order by snapshot_kind) as kinds,
                                   string_agg(distinct currency, ', ' order by currency) as currencies,
+                                  string_agg(distinct market, ', ' order by market) as markets,
                                   count(*) filter (where stale) as stale,
                                   string_agg(distinct pricing_tier, ', ' order by pricing_tier) as tiers,
                                   string_agg(distinct region, ', ' order by region) as regions,
@@ -651,7 +652,7 @@ def prices_page(con) -> str:
              money(o.comparable_usd_per_gpu_hour if pd.notna(o.comparable_usd_per_gpu_hour) else o.usd_per_gpu_hour, 3),
              esc(o.provider), tier(o.pricing_tier, o.statistic), esc(o.region), age(o.observed_on), esc(o.offering),
              num(o.gpu_count), money(o.usd_per_hour, 3) + original_price(o), offer_flags(o)] for o in offers.itertuples()]
-    prow = [[esc(p.provider), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), esc(p.kinds), esc(p.currencies),
+    prow = [[esc(p.provider), esc(p.markets), str(p.offers), str(p.mapped), esc(p.tiers), esc(p.regions), esc(p.kinds), esc(p.currencies),
              age(p.observed_on) + (" (date read: undated copy)" if p.undated_only else ""), str(p.stale),
              str(p.snapshots)] for p in providers.itertuples()]
     pick_rows = [[gpu_link(p.gpu_id, p.name), esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else ""),
@@ -664,12 +665,15 @@ def prices_page(con) -> str:
            "prices are divided by the GPUs in the instance; tiers are kept apart (on-demand, spot, reserved, "
            f"promotional); {STATISTIC_MARKS}. Each price shows its age: prices go stale. History: the "
            "`price_history` view and [What changed](changes.md).", "",
-           table(["Provider", "Offers", "Mapped to a variant", "Tiers", "Regions", "Source kinds", "Currency",
+           table(["Provider", "Market", "Offers", "Mapped to a variant", "Tiers", "Regions", "Source kinds", "Currency",
                   "Newest observation", "Stale offers", "Snapshots kept"], prow), "",
            "A snapshot that covers only some GPUs, regions or tiers (its sidecar says which) updates those; every "
            "other offer keeps its last observation and its own date. An article quoting a price list is history, "
            "never a current price. Prices in another currency are converted at a dated, sourced exchange rate; "
-           "the original amount is shown beside them.", "",
+           "the original amount is shown beside them. Providers of the *cn-mainland* market (AutoDL, Alibaba Cloud, "
+           "Tencent Cloud and others priced in CNY) sell to mainland-China accounts: their prices are compared with "
+           "each other in picks marked *(China mainland)*, never with offers open to anyone, and the Planner, "
+           "estimates and rankings use the global picks.", "",
            "## Prices used", "",
            f"The one definition of the cheapest price, used by every page, ranking, estimate and `gpu-atlas fit`: per GPU "
            f"and tier, the cheapest current offer that is **fresh** (observed within {max_age} days), **comparable** "

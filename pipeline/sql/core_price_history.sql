@@ -28,6 +28,7 @@ with prices as (
         min_commitment,
         observed_date_known = 'true' as observed_date_known,
         cast(observed_no_later_than as date) as observed_no_later_than,
+        coalesce(market, 'global') as market,
         source_id,
         source_file,
         cast(source_row as integer) as source_row
@@ -126,6 +127,7 @@ select
     snapshot_kind,
     observed_date_known,
     observed_no_later_than,
+    market,
     scope,
     scope_gpus,
     scope_regions,

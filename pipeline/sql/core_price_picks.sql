@@ -5,6 +5,8 @@
 -- price), and, for a median, taken over at least marketplace_min_sample listings. "From" prices
 -- (statistic minimum) of a provider's own list are never a list price. Every page, view, ranking,
 -- estimate and the command line read their prices from here (core_cheapest_offers: the on-demand pick).
+-- Picks are made per market: an offer only a mainland-China account can buy (market cn-mainland) competes
+-- with its own market in picks named "... (China mainland)", never with offers open to anyone.
 with offers as (
     select
         o.*,
@@ -18,7 +20,7 @@ with offers as (
             when o.pricing_tier = 'on-demand' then 'on-demand'
             when o.pricing_tier = 'spot' then 'spot'
             when o.pricing_tier = 'reserved' then 'reserved'
-        end as pick,
+        end || case when o.market = 'cn-mainland' then ' (China mainland)' else '' end as pick,
         case when o.pricing_tier = 'reserved' then coalesce(
             o.min_commitment,
             nullif(lower(regexp_extract(o.note, '(\d+)[ -]?(yr|year|month)', 0)), ''),

@@ -21,6 +21,7 @@ FIGURES = "specs/nvidia-datacenter/2026-11-22/figures.csv"
 ALIASES = "aliases/lambda.csv"
 DAY = build_date().isoformat()  # a new snapshot is dated at the latest today
 CNY_PRICES = "prices/alibabacloud/2026-11-23/prices.csv"
+DO_ONE_GPU = "prices/digitalocean/2026-10-04/prices.csv"  # covers gpu_counts: [1]
 PARTIAL = "prices/runpod/2026-11-09/prices.csv"
 
 
@@ -75,12 +76,14 @@ CASES = [
     ("duplicate key", PRICES, lambda ls: ls + [ls[1]], True, [PRICES, "duplicate key"]),
     ("unknown GPU in alias table", ALIASES, set_cell("gpu_id", 2, "nvidia-h999-sxm-80gb"), True,
      [ALIASES, "row 2", "gpu_id", "in no gpus.csv"]),
-    ("price in a currency with no dated rate", CNY_PRICES, set_cell("currency", 2, "EUR"), True,
-     [CNY_PRICES, "row 2", "EUR", "exchange rate"]),
+    ("price in a currency with no dated rate", CNY_PRICES, set_cell("currency", 2, "GBP"), True,
+     [CNY_PRICES, "row 2", "GBP", "exchange rate"]),
     ("a price given in two currencies", CNY_PRICES, set_cell("usd_per_hour", 2, "1.7"), True,
      [CNY_PRICES, "row 2", "not both"]),
     ("offer outside a partial snapshot's GPUs", PARTIAL, set_cell("gpu_name", 2, "B200"), True,
      [PARTIAL, "row 2", "covers"]),
+    ("offer outside a snapshot's GPU counts", DO_ONE_GPU, set_cell("gpu_count", 2, "8"), True,
+     [DO_ONE_GPU, "row 2", "GPU counts"]),
     ("checksum mismatch", PRICES, set_cell("usd_per_hour", 2, "9.99"), False, ["prices.source.yml", "checksum"]),
 ]
 

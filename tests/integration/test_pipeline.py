@@ -387,7 +387,7 @@ def test_a_price_in_another_currency_keeps_its_amount_and_is_converted_at_a_date
                          from price_offers where currency <> 'USD'""").fetchall()
     assert rows
     for currency, amount, rate, rate_date, usd, observed, source in rows:
-        assert currency == "CNY" and usd == pytest.approx(amount / rate)
+        assert currency in ("CNY", "EUR") and usd == pytest.approx(amount / rate)
         assert rate_date <= observed
         assert db.execute("select count(*) from sources where source_id = ?", [source]).fetchone()[0] == 1
 
@@ -399,3 +399,21 @@ def test_every_price_snapshot_says_what_it_is(db):
     assert db.execute("select count(*) from price_offers where provider = 'paperspace'").fetchone()[0] == 0
     assert db.execute("select count(*) from price_history where provider = 'paperspace' and snapshot_kind = 'article'"
                       ).fetchone()[0] > 0
+
+
+def test_three_china_market_providers_priced_in_cny_are_picked_apart(db):
+    """At least three providers priced in CNY, each amount kept with its dated rate; they sell to mainland-China
+    accounts, so they compete in their own picks and never set a global price."""
+    cny = [r[0] for r in db.execute("""select distinct provider from price_offers where currency = 'CNY'
+                                       and amount_per_hour is not null and fx_rate_date is not null""").fetchall()]
+    assert len(cny) >= 3, cny
+    assert db.execute("select count(*) from price_offers where currency = 'CNY' and market <> 'cn-mainland'").fetchone()[0] == 0
+    leaks = db.execute("""select count(*) from price_picks where provider in (select unnest(?))
+                          and pick not like '%(China mainland)'""", [cny]).fetchone()[0]
+    assert leaks == 0
+    china = db.execute("""select count(*) from price_picks where pick = 'on-demand (China mainland)'
+                          and usd_per_gpu_hour is not null""").fetchone()[0]
+    assert china >= 5
+    from pipeline.plan import plan_options, scenario
+    options = plan_options(db, scenario("llama-3.1-8b", precision="bf16", tier=None))
+    assert len(options) and not set(options["provider"]) & set(cny)

@@ -18,7 +18,7 @@ OLD, NEW = dt.date(2026, 1, 5), dt.date(2026, 2, 9)
 
 def offer(day, offering, price, tier="on-demand", statistic="list", provider="acme", region="r1", gpu="g",
           name="G", count=1, scope=None, kind="catalogue_copy", sample=None, basis="whole_instance", host=None,
-          counts=None):
+          counts=None, undated_before=None, market="global"):
     """One row of core_price_history; `scope` lists the GPUs a partial snapshot covers (None = full), `counts`
     the GPU counts."""
     comparable = basis == "whole_instance" or host is not None
@@ -29,7 +29,7 @@ def offer(day, offering, price, tier="on-demand", statistic="list", provider="ac
             "comparable_usd_per_gpu_hour": (price * count + (host or 0)) / count if comparable else None,
             "comparable": comparable, "currency": "USD", "amount_per_hour": price * count, "fx_units_per_usd": None,
             "fx_rate_date": None, "fx_source_id": None, "sample_size": sample, "billing": None, "min_commitment": None,
-            "snapshot_kind": kind, "observed_date_known": True, "scope": "partial" if scope or counts else "full",
+            "snapshot_kind": kind, "observed_date_known": undated_before is None, "observed_no_later_than": undated_before, "market": market, "scope": "partial" if scope or counts else "full",
             "scope_gpus": scope, "scope_regions": None, "scope_tiers": None, "scope_gpu_counts": counts,
             "source_file": f"prices/{provider}/{day}/prices.csv", "source_row": abs(hash((offering, tier, statistic, region, gpu, name, count))) % 10**8}
 
@@ -44,12 +44,13 @@ def database(rows) -> duckdb.DuckDBPyConnection:
     con.execute("""create or replace table core_price_history as select * replace (
                        cast(scope_gpus as varchar[]) as scope_gpus, cast(scope_regions as varchar[]) as scope_regions,
                        cast(scope_tiers as varchar[]) as scope_tiers, cast(scope_gpu_counts as integer[]) as scope_gpu_counts,
+                       cast(observed_no_later_than as date) as observed_no_later_than,
                        cast(sample_size as integer) as sample_size,
                        cast(host_usd_per_hour as double) as host_usd_per_hour, cast(min_commitment as varchar) as min_commitment, cast(billing as varchar) as billing)
                    from core_price_history""")
     # every snapshot of the fixture lists offers (no declared withdrawal)
     con.execute("create table core_sources (snapshot_id varchar, rows integer)")
-    for table in ("out_price_changes", "core_price_offers", "core_price_picks"):
+    for table in ("out_price_changes", "core_price_offers", "core_price_picks", "core_cheapest_offers"):
         create_table_from_sql(con, table)
     return con
 
@@ -192,3 +193,26 @@ def test_picks_never_use_a_stale_a_gpu_only_or_a_thin_median_price():
     max_age = con.execute("select value from core_parameters where name = 'price_max_age_days'").fetchone()[0]
     oldest = con.execute("select max(current_date - observed_on) from core_price_picks where usd_per_gpu_hour is not null").fetchone()[0]
     assert oldest <= max_age
+
+
+def test_an_undated_list_known_to_be_old_is_stale_and_never_picked():
+    """An undated copy whose provider's page stopped printing the list on a known day: its age counts from that
+    day, so it is stale and no pick uses it; an undated copy with no such evidence is dated the day it was read."""
+    today = dt.date.today()
+    old_list = offer(today, "GT4.4XLARGE96", 4.2, gpu="a100", provider="tencent", undated_before=dt.date(2025, 12, 19))
+    fresh = offer(today - dt.timedelta(days=10), "A100", 5.0, gpu="a100", provider="other")
+    con = database([old_list, fresh])
+    stale = dict(con.execute("select provider, stale from core_price_offers").fetchall())
+    assert stale == {"tencent": True, "other": False}
+    picks = con.execute("select provider, usd_per_gpu_hour from core_price_picks where pick = 'on-demand'").fetchall()
+    assert picks == [("other", 5.0)]
+
+
+def test_a_mainland_china_offer_is_picked_in_its_own_market():
+    """AutoDL's A100 at a fifth of the global price sets the China-mainland pick, never the global one."""
+    day = dt.date.today() - dt.timedelta(days=5)
+    con = database([offer(day, "A100 SXM4 80G", 1.03, gpu="a100", provider="autodl", market="cn-mainland"),
+                    offer(day, "A100 SXM", 1.39, gpu="a100", provider="runpod")])
+    picks = dict(con.execute("select pick, provider from core_price_picks where usd_per_gpu_hour is not null").fetchall())
+    assert picks == {"on-demand": "runpod", "on-demand (China mainland)": "autodl"}
+    assert con.execute("select provider from core_cheapest_offers").fetchall() == [("runpod",)]

@@ -89,6 +89,7 @@ deployments as (
     where o.statistic <> 'minimum'  -- a single lowest listing is not a price one can plan on
         -- the rules of price_picks: fresh, comparable, a median only over enough listings
         and not o.stale and o.comparable and o.comparable_usd_per_gpu_hour is not null
+        and o.market = 'global'  -- offers open to anyone; mainland-China offers have their own picks
         and (o.statistic <> 'median'
              or o.sample_size >= (select try_cast(value as double) from parameters where name = 'marketplace_min_sample'))
         and (f.tier is null or o.pricing_tier = f.tier)
