@@ -6,7 +6,8 @@ Three comparisons, all on the price per GPU-hour, all in SQL over every snapshot
 
 - history: the same offer (provider, offering, GPUs, region, tier, statistic) in the provider's other
   snapshots; outside [1/RATIO, RATIO] x its median is refused;
-- peers: the same variant, tier and statistic at other providers, outside [1/RATIO, RATIO] x their median
+- peers: the same variant, tier and statistic at other providers of the same market (a mainland-China
+  price is not a peer of a global one), outside [1/RATIO, RATIO] x their median
   (1/RATIO_ONE_PEER .. RATIO_ONE_PEER when a single other provider lists it), refused only when the
   provider's own other offers of the variant (same tier and statistic) are just as far, or there are none:
   one instance with many CPUs per GPU costs a multiple of its siblings and stays;
@@ -61,7 +62,7 @@ peers as (
     select a.source_file, a.source_row, median(b.usd_per_gpu_hour) as ref, count(distinct b.provider) as n
     from h as a join ref as b
       on a.gpu_id = b.gpu_id and a.pricing_tier = b.pricing_tier and a.statistic = b.statistic
-     and a.provider <> b.provider
+     and a.provider <> b.provider and a.market = b.market
     group by all
 ),
 own as (

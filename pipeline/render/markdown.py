@@ -63,6 +63,14 @@ def age(observed_on) -> str:
     return f'<time class="atlas-age" datetime="{day}">{day}</time>'
 
 
+def seen(observed_on, date_known=True) -> str:
+    """When a price was observed: its date and age, or, for a copy that prints no date, the day it was read
+    (its age is unknown, so none is shown)."""
+    if str(date_known) == "False":  # a Python or NumPy boolean; a missing value is not False
+        return f"undated copy, read {html_text(str(observed_on)[:10])}"
+    return age(observed_on)
+
+
 def link(text, href: str) -> str:
     return f"[{esc(text)}]({href})"
 

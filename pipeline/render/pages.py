@@ -9,7 +9,7 @@ import duckdb
 import pandas as pd
 
 from . import charts, measured
-from .markdown import age, chart, chart_data, esc, link, money, num, table, url_link
+from .markdown import age, chart, chart_data, esc, link, money, num, seen, table, url_link
 
 FIGURE_COLUMNS = [
     ("memory_gb", "Memory", "GB"), ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
@@ -167,7 +167,7 @@ def glance(g, offers: list, ranks: list, fits: list, picks: list = ()) -> str:
     best = [p for p in picks if pd.notna(p.usd_per_gpu_hour)]  # the price every page uses, per tier (price_picks)
     for p in best:
         cells.append((f"Cheapest {esc(p.pick)}", f"{money(p.usd_per_gpu_hour, 2)}/GPU-h",
-                      f"{esc(p.provider)} · {age(p.observed_on)}"))
+                      f"{esc(p.provider)} · {seen(p.observed_on, p.observed_date_known)}"))
     if not best:
         cells.append(("Cloud price", "–", "no current offer"))
     for f in sorted(fits, key=lambda f: ["bf16", "fp8", "int4"].index(f.precision)):
@@ -234,7 +234,8 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
                 "(../prices.md#prices-used)).", "",
                 table(["Tier", "$/GPU-hour", "Provider", "Offering", "Observed", "Why"],
                       [[esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else ""), price_used(p),
-                        esc(p.provider), esc(p.offering), age(p.observed_on) if pd.notna(p.observed_on) else "–",
+                        esc(p.provider), esc(p.offering),
+                        seen(p.observed_on, p.observed_date_known) if pd.notna(p.observed_on) else "–",
                         esc(p.why)] for p in picks]), "", "### Every current offer", ""]
     if offers:
         rows = [[esc(o.provider), esc(o.offering), num(o.gpu_count),
@@ -604,9 +605,10 @@ def offer_flags(o) -> str:
     """Why an offer is shown but not used for picks: stale, or a GPU-only price without its host."""
     flags = []
     bound = getattr(o, "observed_no_later_than", None)
-    if getattr(o, "observed_date_known", True) is False and bound is not None and not pd.isna(bound):
+    undated = str(getattr(o, "observed_date_known", True)) == "False"
+    if undated and bound is not None and not pd.isna(bound):
         flags.append(f"undated copy of a list from no later than {esc(str(bound)[:10])}")
-    elif getattr(o, "observed_date_known", True) is False:
+    elif undated:
         flags.append("undated copy (date read)")
     if getattr(o, "stale", False) is True:
         flags.append("**stale**")
@@ -657,7 +659,8 @@ def prices_page(con) -> str:
              str(p.snapshots)] for p in providers.itertuples()]
     pick_rows = [[gpu_link(p.gpu_id, p.name), esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else ""),
                   price_used(p), esc(p.provider), esc(p.offering),
-                  age(p.observed_on) if pd.notna(p.observed_on) else "–", esc(p.why)] for p in picks.itertuples()]
+                  seen(p.observed_on, p.observed_date_known) if pd.notna(p.observed_on) else "–", esc(p.why)]
+                 for p in picks.itertuples()]
     max_age = int(param(con, "price_max_age_days"))
     min_sample = int(param(con, "marketplace_min_sample"))
     out = [WIDE + "# Cloud prices", "",

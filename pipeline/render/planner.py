@@ -14,7 +14,7 @@ import pandas as pd
 
 from pipeline.plan import SERVE_PRECISIONS, USERS, WORKLOAD_LABELS, plan_options
 
-from .markdown import age, esc, link, money, num, table
+from .markdown import age, esc, link, money, num, seen, table
 
 API = "api/v1"
 SCHEMA_VERSION = 1
@@ -349,12 +349,13 @@ def home_page(con: duckdb.DuckDBPyConnection) -> str:
                         f"{money(best.usd_per_million_tokens, 2)} per million output tokens at "
                         f"{num(best.expected_tokens_per_s)} tokens/s expected, {money(best.usd_per_hour, 2)}/hour, "
                         f'price of {age(best.observed_on)}; <a href="{url}">other options in the Planner</a>'])
-    cheapest = con.execute("""select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_on
+    cheapest = con.execute("""select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_on,
+                                     p.observed_date_known
                               from price_picks as p join gpus as g using (gpu_id)
                               where p.pick = 'on-demand' and p.usd_per_gpu_hour is not null
                               order by coalesce(g.bf16_tflops, g.fp16_tflops) desc nulls last, g.name""").df()
     cheap_rows = [[link(c.name, f"gpus/{c.gpu_id}.md"), money(c.usd_per_gpu_hour, 3), esc(c.provider), esc(c.offering),
-                   age(c.observed_on)] for c in cheapest.itertuples()]
+                   seen(c.observed_on, c.observed_date_known)] for c in cheapest.itertuples()]
     return "\n".join([
         "# GPU Atlas", "",
         "Which GPU should you rent or buy to train or serve a model, and what will it cost? "

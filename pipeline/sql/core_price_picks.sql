@@ -83,6 +83,7 @@ select
     r.amount_per_hour,
     r.sample_size,
     r.observed_on,
+    r.observed_date_known,
     r.source_id,
     coalesce(r.candidates, 0) as candidates,
     coalesce(l.left_out, 0) as left_out,
