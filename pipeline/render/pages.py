@@ -583,8 +583,10 @@ PICK_ORDER = ["on-demand", "spot", "reserved", "marketplace minimum", "marketpla
 def picks_frame(con) -> pd.DataFrame:
     """core_price_picks with GPU names, in a stable order (the one definition of the price used)."""
     return df(con, """select p.*, g.name from core_price_picks as p join core_gpus as g using (gpu_id)
-                      order by g.name, list_position(['on-demand', 'spot', 'reserved', 'marketplace minimum',
-                                                      'marketplace median'], p.pick), p.term""")
+                      order by g.name, p.pick like '%(China mainland)',
+                               list_position(['on-demand', 'spot', 'reserved', 'marketplace minimum', 'marketplace median'],
+                                             regexp_replace(p.pick, ' \\(China mainland\\)$', '')),
+                               p.term, p.pick""")
 
 
 def price_used(p) -> str:

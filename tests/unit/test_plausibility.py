@@ -16,11 +16,11 @@ def db(rows):
     con.execute("create table raw_gpus as select * from (values ('h100', 'datacenter'), ('a4000', 'workstation')) t(gpu_id, segment)")
     con.execute("create table core_price_history (provider varchar, offering varchar, gpu_id varchar, provider_gpu_name varchar,"
                 " gpu_count int, usd_per_hour double, usd_per_gpu_hour double, pricing_tier varchar, statistic varchar,"
-                " region varchar, observed_on date, source_file varchar, source_row int)")
-    for i, (provider, offering, gpu, price, day) in enumerate(rows):
+                " region varchar, observed_on date, source_file varchar, source_row int, market varchar)")
+    for i, (provider, offering, gpu, price, day, *market) in enumerate(rows):
         file = f"sources/prices/{provider}/{day}/prices.csv"
-        con.execute("insert into core_price_history values (?, ?, ?, ?, 1, ?, ?, 'on-demand', 'list', 'all', ?, ?, ?)",
-                    [provider, offering, gpu, gpu, price, price, day, file, i + 2])
+        con.execute("insert into core_price_history values (?, ?, ?, ?, 1, ?, ?, 'on-demand', 'list', 'all', ?, ?, ?, ?)",
+                    [provider, offering, gpu, gpu, price, price, day, file, i + 2, market[0] if market else "global"])
     con.execute("create table raw_prices as select source_file, source_row, cast(usd_per_hour as varchar) as usd_per_hour"
                 " from core_price_history")
     return con
@@ -81,3 +81,13 @@ def test_a_wrong_price_never_condemns_a_right_one(tmp_path):
     rows = [("hyper", "a", "a4000", 0.15, "2026-01-01"), ("paper", "b", "a4000", 554.8, "2026-01-01")]
     (problem,) = implausible_prices(db(rows), tmp_path)
     assert problem.file == "sources/prices/paper/2026-01-01/prices.csv" and problem.value == "554.8"
+
+
+def test_a_mainland_china_price_is_no_peer_of_a_global_one(tmp_path):
+    """AutoDL's A4000 at a fifth of a managed cloud's list price: different markets, so neither condemns the other."""
+    rows = [("paperspace", "A4000", "a4000", 0.76, "2026-01-01"), ("vast", "x", "a4000", 0.15, "2026-01-01"),
+            ("autodl", "A4000", "a4000", 0.143, "2026-01-01", "cn-mainland")]
+    assert implausible_prices(db(rows), tmp_path) == []
+    global_only = [r[:5] for r in rows]  # the same prices read as one market: the managed cloud is refused
+    (problem,) = implausible_prices(db(global_only), tmp_path)
+    assert problem.file == "sources/prices/paperspace/2026-01-01/prices.csv"
