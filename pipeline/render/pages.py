@@ -590,9 +590,12 @@ def picks_frame(con) -> pd.DataFrame:
 
 
 def price_used(p) -> str:
-    """'$2.690 · jarvislabs NVIDIA H100 SXM' or '–' when no current price qualifies."""
+    """'$2.690', with the amount in its own currency when it was converted ('$0.291 (1.98 CNY)'), or '–'
+    when no current price qualifies."""
     if pd.isna(p.usd_per_gpu_hour):
         return "–"
+    if isinstance(p.currency, str) and p.currency != "USD" and pd.notna(p.amount_per_hour) and p.gpu_count:
+        return f"{money(p.usd_per_gpu_hour, 3)} ({num(p.amount_per_hour / p.gpu_count, 4)} {esc(p.currency)})"
     return money(p.usd_per_gpu_hour, 3)
 
 
