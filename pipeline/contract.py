@@ -224,8 +224,8 @@ COLUMN_DOCS = {
     "first_seen": "first snapshot date",
     "last_seen": "latest snapshot date",
     "example_file": "a snapshot file with this name",
-    "previous_usd_per_gpu_hour": "price per GPU-hour in the previous snapshot",
-    "current_usd_per_gpu_hour": "price per GPU-hour in the latest snapshot",
+    "previous_usd_per_gpu_hour": "price per GPU-hour in the previous snapshot (with its host where the GPU is billed apart and the host price is published)",
+    "current_usd_per_gpu_hour": "price per GPU-hour in the latest snapshot (with its host where the GPU is billed apart and the host price is published)",
     "previous_observed_on": "date of the previous snapshot",
     "current_observed_on": "date of the latest snapshot",
     "change": "added, removed, replaced (the name is gone, other offers remain at its identity), renamed, repriced or "

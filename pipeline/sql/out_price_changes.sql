@@ -16,12 +16,16 @@ dates as (
 ),
 
 cur as (
-    select h.*, coalesce(h.gpu_id, h.provider_gpu_name) as identity_gpu
+    -- compared per GPU-hour as the offers compare: a GPU billed apart from its host carries the host's price
+    select h.* replace (coalesce(h.comparable_usd_per_gpu_hour, h.usd_per_gpu_hour) as usd_per_gpu_hour),
+        coalesce(h.gpu_id, h.provider_gpu_name) as identity_gpu
     from history as h join dates as d using (provider, observed_on) where d.age = 1
 ),
 
 prev as (
-    select h.*, coalesce(h.gpu_id, h.provider_gpu_name) as identity_gpu
+    -- compared per GPU-hour as the offers compare: a GPU billed apart from its host carries the host's price
+    select h.* replace (coalesce(h.comparable_usd_per_gpu_hour, h.usd_per_gpu_hour) as usd_per_gpu_hour),
+        coalesce(h.gpu_id, h.provider_gpu_name) as identity_gpu
     from history as h join dates as d using (provider, observed_on) where d.age = 2
 ),
 

@@ -417,3 +417,12 @@ def test_three_china_market_providers_priced_in_cny_are_picked_apart(db):
     from pipeline.plan import plan_options, scenario
     options = plan_options(db, scenario("llama-3.1-8b", precision="bf16", tier=None))
     assert len(options) and not set(options["provider"]) & set(cny)
+
+
+def test_gcp_gpu_plus_its_host_equals_the_machine_price_a_tracker_read(db):
+    """Outside check of the host rule: SkyPilot's copy bills the A100 and its a2-highgpu-1g host apart (GPU
+    + host); a dated tracker read the whole machine's price from Google's page. The sums must agree."""
+    rows = dict(db.execute("""select price_basis, comparable_usd_per_gpu_hour from price_history
+                              where provider = 'gcp' and gpu_id = 'nvidia-a100-sxm-40gb' and gpu_count = 1
+                                and region = 'us-central1' and pricing_tier = 'on-demand'""").fetchall())
+    assert rows["gpu_and_host"] == pytest.approx(rows["whole_instance"], rel=1e-3)
