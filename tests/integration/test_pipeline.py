@@ -360,12 +360,14 @@ def test_no_pick_rank_or_estimate_uses_a_stale_price(db):
 
 def test_a_gpu_only_price_never_enters_a_comparison(db):
     """GCP bills the accelerator and the host VM apart: an offer without its host price is flagged and left out."""
-    rows = db.execute("""select comparable, host_usd_per_hour, comparable_usd_per_gpu_hour, usd_per_gpu_hour
+    rows = db.execute("""select comparable, host_usd_per_hour, comparable_usd_per_gpu_hour, usd_per_gpu_hour, price_basis
                          from price_offers where provider = 'gcp'""").fetchall()
-    assert rows
-    for comparable, host, comparable_price, gpu_price in rows:
-        if comparable:
-            assert comparable_price == pytest.approx(gpu_price + host / 1) or comparable_price > gpu_price
+    assert {r[4] for r in rows} == {"gpu_and_host", "whole_instance"}  # the SkyPilot copy and a whole-machine tracker
+    for comparable, host, comparable_price, gpu_price, basis in rows:
+        if basis == "whole_instance":
+            assert comparable and host is None and comparable_price == gpu_price
+        elif comparable:
+            assert comparable_price > gpu_price
         else:
             assert comparable_price is None
     assert db.execute("""select count(*) from price_picks as p join price_offers as o
