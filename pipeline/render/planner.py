@@ -117,7 +117,8 @@ def options_table(options: pd.DataFrame, serve: bool = True) -> str:
         speed = f"{num(o.expected_tokens_per_s)} (bound {num(o.bound_tokens_per_s)})"
         rows.append([str(int(o.rank)), f"{int(o.gpu_count)} × " + link(o.gpu_name, f"gpus/{o.gpu_id}.md"),
                      esc(o.provider), esc(o.pricing_tier), cost, money(o.usd_per_hour, 2), speed,
-                     f"{num(o.headroom_gb)} GB of {num(o.capacity_gb)}", age(o.observed_on),
+                     f"{num(o.headroom_gb)} GB of {num(o.capacity_gb)}",
+                     seen(o.observed_on, getattr(o, "observed_date_known", True)),
                      f'<span class="atlas-why">{esc(o.why)}</span>'])
     headers = ["#", "Deployment", "Provider", "Tier", "$/M tokens" if serve else "$ per job", "$/hour",
                "Tokens/s expected (bound)", "Headroom", "Price date", "Why this rank"]
@@ -348,7 +349,8 @@ def home_page(con: duckdb.DuckDBPyConnection) -> str:
                         f"{esc(best.model_name)}, {precision.upper()} weights, {context:,} tokens, {users} users: "
                         f"{money(best.usd_per_million_tokens, 2)} per million output tokens at "
                         f"{num(best.expected_tokens_per_s)} tokens/s expected, {money(best.usd_per_hour, 2)}/hour, "
-                        f'price of {age(best.observed_on)}; <a href="{url}">other options in the Planner</a>'])
+                        f'price of {seen(best.observed_on, best.observed_date_known)}; '
+                        f'<a href="{url}">other options in the Planner</a>'])
     cheapest = con.execute("""select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_on,
                                      p.observed_date_known
                               from price_picks as p join gpus as g using (gpu_id)

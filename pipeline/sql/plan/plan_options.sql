@@ -80,7 +80,7 @@ deployments as (
     select
         f.*,
         o.provider, o.offering, o.gpu_count as instance_gpus, o.pricing_tier, o.statistic, o.region,
-        o.observed_on, o.comparable_usd_per_gpu_hour as usd_per_gpu_hour,
+        o.observed_on, o.observed_date_known, o.comparable_usd_per_gpu_hour as usd_per_gpu_hour,
         -- the price that compares (GPU-only prices carry their host), for the GPUs the deployment uses
         case when o.gpu_count = 1 then f.gpu_count * o.comparable_usd_per_gpu_hour
              else o.gpu_count * o.comparable_usd_per_gpu_hour end as usd_per_hour
@@ -168,7 +168,7 @@ select
     bound_tokens_per_s, expected_tokens_per_s,
     expected_tokens_per_s / users as expected_tokens_per_s_per_user,
     limited_by, usd_per_million_tokens, job_hours, usd_per_job,
-    observed_on,
+    observed_on, observed_date_known,
     case when row_number() over scenario = 1
          then (case when workload = 'serve' then 'lowest $ per million tokens' else 'lowest $ per job' end)
          when coalesce(usd_per_million_tokens, usd_per_job)
