@@ -102,31 +102,12 @@ joined as (
 ),
 
 covered as (
-    -- does the snapshot on the other side cover this offer?
+    -- does the snapshot on the other side cover this offer? The ages (1 newest, 2 previous) of the
+    -- provider's snapshots whose tiers, statistics, regions and, when partial, scope include it
     select
         j.*,
-        exists (
-            select 1 from snapshot_scope as s join units as u using (provider, observed_on)
-            where s.provider = j.provider
-                and s.observed_on = (select max(observed_on) from cur where cur.provider = j.provider)
-                and u.pricing_tier = j.pricing_tier and u.statistic = j.statistic and u.region = j.region
-                and (s.scope_gpus is null or list_contains(s.scope_gpus, j.gpu_id)
-                     or list_contains(s.scope_gpus, j.provider_gpu_name))
-                and (s.scope_regions is null or list_contains(s.scope_regions, j.region))
-                and (s.scope_tiers is null or list_contains(s.scope_tiers, j.pricing_tier))
-                and (s.scope_gpu_counts is null or list_contains(s.scope_gpu_counts, j.gpu_count))
-        ) as newer_covers,
-        exists (
-            select 1 from snapshot_scope as s join units as u using (provider, observed_on)
-            where s.provider = j.provider
-                and s.observed_on = (select max(observed_on) from prev where prev.provider = j.provider)
-                and u.pricing_tier = j.pricing_tier and u.statistic = j.statistic and u.region = j.region
-                and (s.scope_gpus is null or list_contains(s.scope_gpus, j.gpu_id)
-                     or list_contains(s.scope_gpus, j.provider_gpu_name))
-                and (s.scope_regions is null or list_contains(s.scope_regions, j.region))
-                and (s.scope_tiers is null or list_contains(s.scope_tiers, j.pricing_tier))
-                and (s.scope_gpu_counts is null or list_contains(s.scope_gpu_counts, j.gpu_count))
-        ) as older_covers,
+        list_contains(c.ages, 1) as newer_covers,
+        list_contains(c.ages, 2) as older_covers,
         -- an offer whose name is gone while the newer snapshot lists other offers at its identity (GPU, GPU
         -- count, tier, statistic, region) that no 1:1 rename explains: replaced, not removed
         (select string_agg(e.offering, ', ' order by e.offering) from exact as e
@@ -134,7 +115,20 @@ covered as (
              and e.pricing_tier = j.pricing_tier and e.statistic = j.statistic and e.region = j.region
              and e.previous_usd_per_gpu_hour is null and e.current_usd_per_gpu_hour is not null
              and j.current_usd_per_gpu_hour is null and not j.is_rename) as replaced_by
-    from joined as j
+    from joined as j,
+    lateral (
+        select coalesce(list(d.age), []) as ages
+        from snapshot_scope as s
+        join units as u using (provider, observed_on)
+        join dates as d using (provider, observed_on)
+        where d.age <= 2 and s.provider = j.provider
+            and u.pricing_tier = j.pricing_tier and u.statistic = j.statistic and u.region = j.region
+            and (s.scope_gpus is null or list_contains(s.scope_gpus, j.gpu_id)
+                 or list_contains(s.scope_gpus, j.provider_gpu_name))
+            and (s.scope_regions is null or list_contains(s.scope_regions, j.region))
+            and (s.scope_tiers is null or list_contains(s.scope_tiers, j.pricing_tier))
+            and (s.scope_gpu_counts is null or list_contains(s.scope_gpu_counts, j.gpu_count))
+    ) as c
 ),
 
 classified as (

@@ -117,14 +117,17 @@ def test_regions_fetched_together_make_one_snapshot(tmp_path):
 ORACLE = Path(__file__).resolve().parents[1] / "fixtures" / "oracle" / "products.json"
 
 
-def test_oracle_price_list_keeps_gpu_hour_parts_only(tmp_path):
-    seen = []
-
+def answering(recorded: Path, seen: list) -> httpx.MockTransport:
+    """Replays one recorded JSON answer to every request, noting each request's URL in seen."""
     def handler(request):
         seen.append(request.url)
-        return httpx.Response(200, json=json.loads(ORACLE.read_text()))
+        return httpx.Response(200, json=json.loads(recorded.read_text()))
+    return httpx.MockTransport(handler)
 
-    snap = fetch.fetch_oracle(transport=httpx.MockTransport(handler))
+
+def test_oracle_price_list_keeps_gpu_hour_parts_only(tmp_path):
+    seen = []
+    snap = fetch.fetch_oracle(transport=answering(ORACLE, seen))
     assert seen[0].params["currencyCode"] == "USD"
     got = {r["gpu_name"]: r["usd_per_hour"] for r in snap.rows}
     # VMware node, Roving Edge day, Cloud@Customer and the unmapped H100T part are left out
@@ -149,12 +152,7 @@ VAST = Path(__file__).resolve().parents[1] / "fixtures" / "vastai" / "bundles.js
 
 def test_vast_offers_become_minimum_and_median_per_gpu_with_their_sample(tmp_path):
     seen = []
-
-    def handler(request):
-        seen.append(request.url)
-        return httpx.Response(200, json=json.loads(VAST.read_text()))
-
-    snap = fetch.fetch_vastai(transport=httpx.MockTransport(handler), on=dt.date(2026, 11, 23))
+    snap = fetch.fetch_vastai(transport=answering(VAST, seen), on=dt.date(2026, 11, 23))
     query = json.loads(seen[0].params["q"])
     assert query["verified"] == {"eq": True} and query["rentable"] == {"eq": True} and query["type"] == "on-demand"
     got = {(r["gpu_name"], r["gpu_memory_gb"], r["statistic"]): (r["usd_per_hour"], r["sample_size"]) for r in snap.rows}
