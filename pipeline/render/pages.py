@@ -701,7 +701,8 @@ def prices_page(con) -> str:
 def changes_page(con) -> str:
     ch = df(con, """select c.*, g.name from out_price_changes as c left join core_gpus as g using (gpu_id)
                     where change in ('added', 'removed', 'replaced', 'repriced', 'renamed')
-                    order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region""")
+                    order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region,
+                             statistic, gpu_count, provider_gpu_name""")
     counts = df(con, """select provider, max(previous_observed_on) as previous_on, max(current_observed_on) as current_on,
                                count(*) filter (where change = 'added') as added,
                                count(*) filter (where change = 'removed') as removed,

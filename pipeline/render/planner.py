@@ -253,7 +253,8 @@ def price_feed(con: duckdb.DuckDBPyConnection) -> str:
     """An Atom feed: one entry per provider snapshot compared with its previous one."""
     ch = con.execute("""select c.*, g.name from price_changes as c left join gpus as g using (gpu_id)
                         where change in ('added', 'removed', 'replaced', 'repriced')
-                        order by current_observed_on desc nulls last, provider, change, offering""").df()
+                        order by current_observed_on desc nulls last, provider, change, offering, pricing_tier,
+                                 statistic, region, gpu_count, provider_gpu_name""").df()
     entries = []
     updated = None
     for (provider, prev_on, cur_on), part in ch.groupby(["provider", "previous_observed_on", "current_observed_on"],
