@@ -261,6 +261,66 @@ def bench_fit(source_db: Path, factor: int = 10) -> None:
     con.close()
 
 
+PLAN_ARGS = ["--model", "llama-3.1-70b", "--precision", "fp8", "--context", "8192", "--users", "50",
+             "--input-tokens", "2000", "--output-tokens", "500"]
+
+
+def bench_plan(db: Path, site: Path, repeats: int = 5) -> None:
+    """One Planner answer: the `gpu-atlas plan` command (a new process, as a user runs it), the SQL alone on an
+    open connection, and the page's evaluation in Chromium (planner-model.js on the same question)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from .plan import Question, max_contexts, plan_options, validate
+
+    env = {**os.environ, "GPU_ATLAS_DB": str(db)}
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pipeline.cli", "plan", *PLAN_ARGS, "--json"], env=env, check=True,
+                       capture_output=True)
+        times.append(time.perf_counter() - started)
+    print(f"Planner, `gpu-atlas plan` (70B FP8, 50 users, 2,000/500 tokens), whole command: median "
+          f"{sorted(times)[len(times) // 2]:.2f} s of {repeats}")
+    con = duckdb.connect(str(db), read_only=True)
+    q = validate(Question(model="llama-3.1-70b", precision="fp8", context=8192, users=50), max_contexts(con))
+    sql = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        n = len(plan_options(con, pd.DataFrame([q.scenario()])))
+        sql.append(time.perf_counter() - started)
+    con.close()
+    print(f"Planner, the SQL on an open connection: median {sorted(sql)[len(sql) // 2] * 1000:.0f} ms ({n} options)")
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists() or not site.exists():
+        print("Planner in the browser: skipped (no Chromium or no built site; `make browser`, `make build`)")
+        return
+    import sys as _sys
+
+    _sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "browser"))
+    from browsing import ARGS, serving
+    from playwright.sync_api import sync_playwright
+
+    with serving(site) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=ARGS, headless=True)
+        page = browser.new_page()
+        page.goto(base + "planner/")
+        page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
+        ms = page.evaluate("""async (q) => {
+            const c = await (await fetch('../api/v1/plan/coefficients.json')).json();
+            const m = new AtlasPlannerModel.Model(c);
+            const times = [];
+            let n = 0;
+            for (let i = 0; i < 20; i++) { const t = performance.now(); n = m.plan(q).length; times.push(performance.now() - t); }
+            times.sort((a, b) => a - b);
+            return [times[10], n];
+        }""", {**q.scenario(), "tier": "on-demand"})
+        browser.close()
+    print(f"Planner in the browser (planner-model.js, same question): median {ms[0]:.1f} ms of 20 ({ms[1]} options)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--fit-only", action="store_true")
@@ -273,6 +333,7 @@ def main() -> None:
     db = paths().database
     if not db.exists():
         raise SystemExit(f"no database at {db}: run `make build` first")
+    bench_plan(db, paths().site)
     bench_fit(db, args.factor)
 
 

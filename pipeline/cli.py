@@ -215,43 +215,73 @@ def fit_command(
 
 @app.command("plan")
 def plan_command(
-    model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.1-70b"),
+    model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.3-70b"),
     workload: str = typer.Option("serve", help="serve, full, lora, qlora or pretrain"),
     precision: str = typer.Option("fp8", help="serving weights: bf16, fp8, int8, int4"),
-    context: int = typer.Option(4096, help="serving context tokens: one of the contexts in vram_fit (4096, 32768, 131072)"),
-    users: int = typer.Option(1, help="serving: concurrent users (sequences decoded at once)"),
+    kv_precision: str = typer.Option("bf16", "--kv-precision", help="serving KV cache: bf16 or fp8"),
+    context: int = typer.Option(None, help="serving context tokens a request may reach (default: 8,192, or "
+                                          "input + output if longer; at most the model's)"),
+    users: int = typer.Option(1, help="serving: concurrent users (1 to 4,096)"),
+    input_tokens: int = typer.Option(2000, "--input-tokens", help="serving: prompt tokens per request"),
+    output_tokens: int = typer.Option(500, "--output-tokens", help="serving: answer tokens per request"),
+    min_tokens_per_user: float = typer.Option(None, "--min-tokens-per-user",
+                                              help="serving: keep options giving each user at least this many "
+                                                   "output tokens/s"),
+    max_ttft: float = typer.Option(None, "--max-ttft", help="serving: keep options whose time to first token is "
+                                                            "at most this many seconds"),
+    engine: str = typer.Option("vllm-sglang", help="serving engine family: vllm-sglang or tensorrt-llm"),
     tokens: float = typer.Option(None, help="training: tokens to train on (default 1e9; pretrain: 20 per parameter)"),
-    tier: str = typer.Option("on-demand", help="pricing tier (on-demand, spot, reserved, promotional) or 'any'"),
+    tier: str = typer.Option("on-demand", help="pricing tier: on-demand, spot, reserved or any"),
     limit: int = typer.Option(10, help="options to show"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Ranked deployment options (GPU x count x provider x tier) with fit, speed and cost: the Planner's SQL."""
-    from .plan import WORKLOAD_LABELS, plan
+    """Ranked deployments one can rent (GPU x machine x provider x tier) with fit, speed and cost: the Planner's SQL."""
+    from .plan import WORKLOAD_LABELS, PlanInputError, Question, plan
 
     db = _built_database()
+    question = Question(model=model, workload=workload, precision=precision, kv_precision=kv_precision,
+                        context=context, users=users, input_tokens=input_tokens, output_tokens=output_tokens,
+                        tier=tier, engine=engine, min_tokens_per_user=min_tokens_per_user, max_ttft_s=max_ttft,
+                        tokens=tokens)
     try:
-        result = plan(db, model, workload, precision, context, users, tokens, None if tier == "any" else tier, limit)
-    except ValueError as exc:
+        result = plan(db, question, limit)
+    except PlanInputError as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from exc
     if as_json:
         typer.echo(json.dumps(result, indent=2, default=str))
         return
     serve = workload == "serve"
+    r = result
     typer.echo(f"{model} · {WORKLOAD_LABELS[workload]}"
-               + (f" · {precision} weights · {context} tokens · {users} users" if serve else "")
+               + (f" · {r['precision']} weights, {r['kv_precision']} KV · {r['users']:,} users · "
+                  f"{r['input_tokens']:,} in / {r['output_tokens']:,} out tokens · context {r['context']:,}"
+                  if serve else "")
                + f" · tier {tier}")
     if not result["options"]:
-        typer.echo("no option: nothing fits on up to 8 GPUs of a priced offer")
+        typer.echo("no option: no rentable machine of up to 8 GPUs holds it"
+                   + (" at the speed asked" if min_tokens_per_user or max_ttft else ""))
         return
-    typer.echo(f"{'#':>3} {'GPUs':<34} {'provider':<13} {'tier':<11} {'$/hour':>8} {'tok/s exp':>10} {'bound':>8} "
-               + (f"{'$/M tok':>8}" if serve else f"{'hours':>8} {'$/job':>10}") + "  headroom  price date")
+    if serve:
+        typer.echo(f"{'#':>3} {'machine (GPUs x TP)':<36} {'provider':<13} {'$/hour':>8} {'tok/s/GPU':>9} "
+                   f"{'tok/s/user':>10} {'TTFT s':>7} {'$/M in':>7} {'$/M out':>8} {'$/M all':>8}  price date")
+    else:
+        typer.echo(f"{'#':>3} {'machine':<36} {'provider':<13} {'$/hour':>8} {'tok/s exp':>10} {'hours':>8} "
+                   f"{'$/job':>10}  price date")
     for o in result["options"]:
-        cost = (f"{o['usd_per_million_tokens']:>8.3f}" if serve
-                else f"{o['job_hours']:>8,.1f} {o['usd_per_job']:>10,.0f}")
-        typer.echo(f"{o['rank']:>3} {str(o['gpu_count']) + ' x ' + o['gpu_name'][:29]:<34} {o['provider'][:13]:<13} "
-                   f"{o['pricing_tier'][:11]:<11} {o['usd_per_hour']:>8.2f} {o['expected_tokens_per_s']:>10,.0f} "
-                   f"{o['bound_tokens_per_s']:>8,.0f} {cost}  {o['headroom_gb']:>5,.0f} GB  {o['observed_on']}")
+        split = f" (TP {o['tensor_parallel']} x {o['replicas']})" if serve else ""
+        machine = f"{o['instance_gpus']} x {o['gpu_name']}"[:36 - len(split)] + split
+        if serve:
+            typer.echo(f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
+                       f"{o['throughput_tokens_per_s_per_gpu']:>9,.0f} {o['expected_tokens_per_s_per_user']:>10,.1f} "
+                       f"{o['ttft_s']:>7.2f} {o['usd_per_million_input_tokens']:>7.3f} "
+                       f"{o['usd_per_million_output_tokens']:>8.3f} {o['usd_per_million_tokens']:>8.3f}  {o['observed_on']}")
+        else:
+            typer.echo(f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
+                       f"{o['expected_tokens_per_s']:>10,.0f} {o['job_hours']:>8,.1f} {o['usd_per_job']:>10,.0f}  "
+                       f"{o['observed_on']}")
+    if result["options_total"] > len(result["options"]):
+        typer.echo(f"... {result['options_total'] - len(result['options'])} more (--limit)")
 
 
 def main() -> None:  # pragma: no cover

@@ -30,6 +30,12 @@ VIEWS = {
     "ownership_cost": ("server or GPU", "Owning instead of renting, per hour."),
     "coverage": ("GPU", "Canonical figures nobody we read publishes."),
     "parameters": ("assumption", "Every parameter behind a derived number."),
+    "serving_models": ("model × serving weight format", "What the serving model reads of a model: weights, bytes a decode step reads, active parameters, KV values per token by layer kind."),
+    "serving_gpus": ("GPU", "What the serving model reads of a GPU: usable memory, bandwidth, dense compute at 16 bits and FP8, GPU link."),
+    "rentable_machines": ("machine one can rent as listed", "Each current, fresh, comparable, global offer of a whole machine (list price or marketplace median): the Planner's only deployments."),
+    "serving_calibration": ("serving engine family", "The decode and prefill efficiencies of the serving expectation, fitted on published serving measurements, with their held-out error."),
+    "serving_measurements": ("published serving figure", "Serving-engine throughput, per-user speed and time to first token as published, with deployment, concurrency and request lengths."),
+    "serving_vs_estimate": ("published serving figure", "Each serving measurement beside its bound and its expectation fitted without its GPU."),
 }
 
 COLUMN_DOCS = {
@@ -198,7 +204,8 @@ COLUMN_DOCS = {
     "step_read_gb": "bytes one decode step reads, GB",
     "measured_s_per_layer": "measured seconds per token and layer",
     "bound_s_per_layer": "seconds per token and layer at the bound",
-    "decode_efficiency": "1 ÷ slope: the share of peak bandwidth the weights stream at, from the calibration line",
+    "decode_efficiency": "the share of peak bandwidth a decode step streams at (decode_calibration: 1 ÷ the slope of the "
+                         "llama.cpp line; serving_calibration and serving_vs_estimate: fitted on serving measurements)",
     "slope": "measured time per token and layer ÷ the bound's, least-squares slope over single-GPU llama.cpp measurements",
     "overhead_us_per_layer": "fixed time per token and layer beyond streaming the bytes (kernel launches, synchronisation), µs",
     "calibrated_overhead_us_per_layer": "the overhead per layer fitted on the other GPUs, µs",
@@ -346,4 +353,48 @@ COLUMN_DOCS = {
     # parameters
     "description": "what the parameter means",
     "citation": "where the value comes from",
+    # serving model, rentable machines, serving measurements and calibration
+    "mla": "the model caches one latent per token (Multi-head Latent Attention), replicated on every tensor-parallel GPU",
+    "kv_values_per_token_full": "values cached per token summed over the layers that keep every token (K and V, or MLA's "
+                                "latent); × the KV format's bytes = bytes per token",
+    "kv_values_per_token_window": "values cached per token summed over the sliding-window layers, which keep at most "
+                                  "sliding_window tokens",
+    "bf16_compute_tflops": "dense 16-bit tensor TFLOPS the serving model computes with (BF16, else FP16)",
+    "fp8_compute_tflops": "dense FP8 tensor TFLOPS; NULL without FP8 units (FP8 weights then compute in 16 bits)",
+    "allreduce_us": "time of one small all-reduce between the GPUs (NVLink/Infinity Fabric or PCIe), for the expectation",
+    "machine_id": "provider | offering | tier | statistic: one machine one can rent",
+    "instance_gpus": "GPUs in the machine rented (a deployment uses a whole machine as its provider lists it)",
+    "price_kind": "list price, or marketplace median over n listings",
+    "regions": "every region where the offer has a current price (the cheapest is `region`)",
+    "engine_family": "vllm-sglang (vLLM and SGLang) or tensorrt-llm: the calibration a figure or an option uses",
+    "prefill_efficiency": "the share of dense peak compute a prefill reaches, fitted on serving measurements",
+    "calibrated": "true when published measurements calibrate the family (else the defaults in parameters)",
+    "held_out_median_abs_error": "median |expected ÷ measured − 1| of the family's throughput figures, each expected "
+                                 "from efficiencies fitted without its GPU",
+    "held_out_figures": "throughput figures behind held_out_median_abs_error",
+    "tensor_parallel": "GPUs one replica's weights are split over (tensor parallelism)",
+    "pipeline_parallel": "pipeline stages of one replica",
+    "engine_version": "serving engine release as published",
+    "kv_format": "KV cache format as published (bf16, fp8); NULL when not stated",
+    "speculative_decoding": "the run used speculative decoding (MTP, EAGLE, a draft model): shown, never checked or "
+                            "calibrated on",
+    "scenario": "max_throughput (requests at an unlimited rate), concurrency (a fixed number of concurrent requests) "
+                "or server (MLPerf's latency-bounded scenario)",
+    "concurrency": "concurrent requests of the run, as published",
+    "input_tokens": "prompt tokens per request",
+    "output_tokens": "answer tokens per request",
+    "lengths": "fixed (every request) or mean (a dataset's average lengths)",
+    "gpus_per_replica": "tensor_parallel × pipeline_parallel",
+    "replicas": "copies of the model serving in parallel (data parallelism)",
+    "concurrency_per_replica": "the stated concurrency shared evenly by the replicas",
+    "concurrency_per_replica_bound": "sequences per replica the bound assumes: as stated, or as many as memory holds",
+    "concurrency_per_replica_expected": "sequences per replica the expectation assumes: as stated, or what memory holds "
+                                        "(at most serving_max_batch)",
+    "quantity": "throughput (output tokens/s per GPU), per_user (output tokens/s per user) or ttft (seconds)",
+    "measured": "the figure restated as its quantity: output tokens/s per GPU, tokens/s per user, or seconds",
+    "bound": "the serving model at 100% of peak: an upper bound on throughput and per-user speed, a lower bound on "
+             "time to first token",
+    "expected_capped": "throughput or per-user speed expected (never above the bound)",
+    "expected_ttft": "time to first token expected (never below the bound)",
+    "calibrated_without_this_gpu": "the expectation's efficiencies were fitted on other GPUs' figures (leave one GPU out)",
 }

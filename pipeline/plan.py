@@ -1,9 +1,13 @@
-"""The Planner: ranked deployment options for a model and workload (`pipeline/sql/plan/plan_options.sql`).
+"""The Planner: ranked deployment options for a model, a workload and a load (`pipeline/sql/plan/plan_options.sql`).
 
-The same query answers `gpu-atlas plan` (one scenario) and writes the Planner's data (every scenario of
-its choice lists), so the command line and the site give the same ranking."""
+The command line runs the SQL for the question asked; the page runs the same formulas in the browser
+(`site/javascripts/planner-model.js`) from the rows of the same public views, which the build writes to
+`api/v1/plan/`. The valid range of every input is defined here, once: the command line refuses a value outside
+it (exit 2, naming the option), and the page reads the same limits from `api/v1/plan/index.json`."""
 
 from __future__ import annotations
+
+from dataclasses import asdict, dataclass
 
 import duckdb
 import pandas as pd
@@ -15,11 +19,106 @@ WORKLOADS = ("serve", "full", "lora", "qlora", "pretrain")
 WORKLOAD_LABELS = {"serve": "serve", "full": "fine-tune (full)", "lora": "fine-tune (LoRA)",
                    "qlora": "fine-tune (QLoRA)", "pretrain": "pre-train"}
 SERVE_PRECISIONS = ("bf16", "fp8", "int8", "int4")
-USERS = (1, 4, 16, 64)          # concurrent users the Planner offers
-TIERS = ("on-demand", "spot", None)  # None: every tier
+KV_PRECISIONS = ("bf16", "fp8")
+TIERS = ("on-demand", "spot", "reserved", "any")
+ENGINES = {"vllm-sglang": "vLLM / SGLang", "tensorrt-llm": "TensorRT-LLM (NVIDIA only)"}
 DEFAULT_TOKENS = 1_000_000_000  # a fine-tune's token budget unless given
-SCENARIO_COLUMNS = {"model_id": "varchar", "workload": "varchar", "precision": "varchar", "context_tokens": "integer",
-                    "users": "integer", "tokens": "double", "tier": "varchar"}
+
+# the valid range of every numeric input: (minimum, maximum); the context's maximum is the model's own
+LIMITS = {
+    "users": (1, 4096),
+    "input_tokens": (1, 1_000_000),
+    "output_tokens": (1, 1_000_000),
+    "context": (256, 10_000_000),
+    "min_tokens_per_user": (0.1, 10_000),
+    "max_ttft_s": (0.001, 3600),
+    "tokens": (1e6, 1e14),
+}
+DEFAULTS = {"model": "llama-3.3-70b", "workload": "serve", "precision": "fp8", "kv_precision": "bf16",
+            "users": 50, "input_tokens": 2000, "output_tokens": 500, "context": 8192, "tier": "on-demand",
+            "engine": "vllm-sglang", "min_tokens_per_user": None, "max_ttft_s": None, "tokens": None}
+SCENARIO_COLUMNS = {"model_id": "varchar", "workload": "varchar", "precision": "varchar", "kv_precision": "varchar",
+                    "context_tokens": "integer", "users": "integer", "input_tokens": "double",
+                    "output_tokens": "double", "tokens": "double", "tier": "varchar", "engine_family": "varchar",
+                    "min_tokens_per_user": "double", "max_ttft_s": "double"}
+
+
+class PlanInputError(ValueError):
+    """An input outside its valid range; `option` names the command-line option."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(f"{option}: {message}")
+        self.option = option
+
+
+@dataclass(frozen=True)
+class Question:
+    model: str
+    workload: str = "serve"
+    precision: str = "fp8"
+    kv_precision: str = "bf16"
+    context: int | None = None
+    users: int = 1
+    input_tokens: int = 2000
+    output_tokens: int = 500
+    tier: str = "on-demand"
+    engine: str = "vllm-sglang"
+    min_tokens_per_user: float | None = None
+    max_ttft_s: float | None = None
+    tokens: float | None = None
+
+    def scenario(self) -> dict:
+        serve = self.workload == "serve"
+        tokens = self.tokens
+        if not serve and tokens is None and self.workload != "pretrain":
+            tokens = DEFAULT_TOKENS
+        return {"model_id": self.model, "workload": self.workload,
+                "precision": self.precision if serve else None, "kv_precision": self.kv_precision if serve else None,
+                "context_tokens": self.context if serve else None, "users": self.users if serve else 1,
+                "input_tokens": self.input_tokens if serve else None,
+                "output_tokens": self.output_tokens if serve else None, "tokens": None if serve else tokens,
+                "tier": None if self.tier == "any" else self.tier, "engine_family": self.engine if serve else None,
+                "min_tokens_per_user": self.min_tokens_per_user if serve else None,
+                "max_ttft_s": self.max_ttft_s if serve else None}
+
+
+def _in_range(option: str, value, low, high) -> None:
+    if value is None or value != value or not (low <= value <= high):
+        raise PlanInputError(f"--{option.replace('_', '-')}", f"must be between {low:,} and {high:,} (got {value})")
+
+
+def validate(question: Question, max_context: dict[str, int]) -> Question:
+    """The question with its defaults filled in, or PlanInputError naming the first input out of range."""
+    q = question
+    if q.model not in max_context:
+        raise PlanInputError("--model", f"unknown model {q.model!r}; known: {', '.join(sorted(max_context))}")
+    if q.workload not in WORKLOADS:
+        raise PlanInputError("--workload", f"must be one of {', '.join(WORKLOADS)} (got {q.workload!r})")
+    if q.tier not in TIERS:
+        raise PlanInputError("--tier", f"must be one of {', '.join(TIERS)} (got {q.tier!r})")
+    if q.workload != "serve":
+        if q.tokens is not None:
+            _in_range("tokens", q.tokens, *LIMITS["tokens"])
+        return q
+    if q.precision not in SERVE_PRECISIONS:
+        raise PlanInputError("--precision", f"must be one of {', '.join(SERVE_PRECISIONS)} (got {q.precision!r})")
+    if q.kv_precision not in KV_PRECISIONS:
+        raise PlanInputError("--kv-precision", f"must be one of {', '.join(KV_PRECISIONS)} (got {q.kv_precision!r})")
+    if q.engine not in ENGINES:
+        raise PlanInputError("--engine", f"must be one of {', '.join(ENGINES)} (got {q.engine!r})")
+    for name in ("users", "input_tokens", "output_tokens"):
+        _in_range(name, getattr(q, name), *LIMITS[name])
+    top = max_context[q.model]
+    context = q.context if q.context is not None else min(top, max(DEFAULTS["context"], q.input_tokens + q.output_tokens))
+    _in_range("context", context, LIMITS["context"][0], top)
+    if q.input_tokens + q.output_tokens > context:
+        raise PlanInputError("--input-tokens", f"input + output tokens ({q.input_tokens + q.output_tokens:,}) must fit "
+                                               f"the context ({context:,}); the model allows up to {top:,}")
+    if q.min_tokens_per_user is not None:
+        _in_range("min_tokens_per_user", q.min_tokens_per_user, *LIMITS["min_tokens_per_user"])
+    if q.max_ttft_s is not None:
+        _in_range("max_ttft_s", q.max_ttft_s, *LIMITS["max_ttft_s"])
+    return Question(**{**asdict(q), "context": int(context)})
 
 
 def plan_options(con: duckdb.DuckDBPyConnection, scenarios: pd.DataFrame) -> pd.DataFrame:
@@ -34,32 +133,31 @@ def plan_options(con: duckdb.DuckDBPyConnection, scenarios: pd.DataFrame) -> pd.
     return con.execute(PLAN_SQL.read_text(encoding="utf-8")).df()
 
 
-def scenario(model: str, workload: str = "serve", precision: str = "fp8", context: int = 4096, users: int = 1,
-             tokens: float | None = None, tier: str | None = "on-demand") -> pd.DataFrame:
-    if workload not in WORKLOADS:
-        raise ValueError(f"unknown workload {workload!r}; one of {', '.join(WORKLOADS)}")
-    if workload != "serve" and tokens is None and workload != "pretrain":
-        tokens = DEFAULT_TOKENS
-    return pd.DataFrame([{"model_id": model, "workload": workload, "precision": precision, "context_tokens": context,
-                          "users": users if workload == "serve" else 1, "tokens": tokens, "tier": tier}])
+def _plain(value):
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if hasattr(value, "isoformat"):
+        return value.isoformat()[:10]
+    if hasattr(value, "item"):
+        return value.item()
+    return value
 
 
-def plan(database, model: str, workload: str = "serve", precision: str = "fp8", context: int = 4096, users: int = 1,
-         tokens: float | None = None, tier: str | None = "on-demand", limit: int | None = 20) -> dict:
-    """One scenario against the built database: the ranked options as plain data."""
+def max_contexts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    return dict(con.execute("select model_id, max_context from models order by 1").fetchall())
+
+
+def plan(database, question: Question, limit: int | None = 20) -> dict:
+    """One question against the built database: the ranked options as plain data."""
     con = duckdb.connect(str(database), read_only=True)
     try:
-        known = [r[0] for r in con.execute("select model_id from models order by 1").fetchall()]
-        if model not in known:
-            raise ValueError(f"unknown model {model!r}; known: {', '.join(known)}")
-        options = plan_options(con, scenario(model, workload, precision, context, users, tokens, tier))
+        q = validate(question, max_contexts(con))
+        options = plan_options(con, pd.DataFrame([q.scenario()]))
     finally:
         con.close()
+    total = len(options)
     if limit:
         options = options.head(limit)
-    records = []
-    for row in options.drop(columns=["scenario_id"]).to_dict(orient="records"):
-        records.append({k: (None if isinstance(v, float) and v != v else
-                            v.isoformat()[:10] if hasattr(v, "isoformat") else v) for k, v in row.items()})
-    return {"model_id": model, "workload": workload, "precision": precision, "context_tokens": context,
-            "users": users if workload == "serve" else None, "tokens": tokens, "tier": tier, "options": records}
+    records = [{k: _plain(v) for k, v in row.items()}
+               for row in options.drop(columns=["scenario_id"]).to_dict(orient="records")]
+    return {**{k: v for k, v in asdict(q).items()}, "options_total": total, "options": records}

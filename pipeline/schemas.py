@@ -417,6 +417,64 @@ def measurements_schema(gpu_ids: list[str] | None = None, model_ids: list[str] |
     )
 
 
+SERVING_ENGINES = ["vllm", "sglang", "tensorrt-llm", "other"]
+SERVING_METRICS = {  # metric -> the units it may be printed in
+    "output_tokens_per_s": ["tokens/s", "tokens/s/gpu"],
+    "total_tokens_per_s": ["tokens/s", "tokens/s/gpu"],
+    "output_tokens_per_s_per_user": ["tokens/s"],
+    "ttft_ms": ["ms"],
+    "tpot_ms": ["ms"],
+    "requests_per_s": ["requests/s"],
+}
+
+
+def _serving_consistent(df: pd.DataFrame) -> pd.Series:
+    num = lambda c: pd.to_numeric(df[c], errors="coerce")  # noqa: E731
+    unit_ok = pd.Series([u in SERVING_METRICS.get(m, []) for m, u in zip(df["metric"], df["unit"])], index=df.index)
+    concurrency_ok = ~df["scenario"].eq("concurrency") | num("concurrency").notna()
+    tp = num("tensor_parallel").fillna(num("gpu_count"))
+    pp = num("pipeline_parallel").fillna(1)
+    group_ok = (num("gpu_count") % (tp * pp)).eq(0)
+    return unit_ok & concurrency_ok & group_ok
+
+
+def serving_measurements_schema(gpu_ids: list[str] | None = None,
+                                model_ids: list[str] | None = None) -> pa.DataFrameSchema:
+    gpu_checks = [pa.Check.isin(gpu_ids)] if gpu_ids is not None else []
+    model_checks = [pa.Check.isin(model_ids)] if model_ids is not None else []
+    return pa.DataFrameSchema(
+        {
+            "model_id": _col(str, *model_checks),
+            "model_as_printed": _col(str),
+            "gpu_id": _col(str, *gpu_checks),
+            "gpu_as_printed": _col(str),
+            "gpu_count": _col("Int64", pa.Check.in_range(1, 1024)),
+            "tensor_parallel": _col("Int64", pa.Check.in_range(1, 1024), nullable=True),
+            "pipeline_parallel": _col("Int64", pa.Check.in_range(1, 1024), nullable=True),
+            "engine": _col(str, pa.Check.isin(SERVING_ENGINES)),
+            "engine_version": _col(str, nullable=True),
+            "format": _col(str, pa.Check.isin(["bf16", "fp8", "int8", "int4"])),
+            "kv_format": _col(str, pa.Check.isin(["bf16", "fp8"]), nullable=True),
+            "speculative_decoding": _col(str, pa.Check.isin(["true", "false"])),
+            "scenario": _col(str, pa.Check.isin(["max_throughput", "concurrency", "server"])),
+            "concurrency": _col("Int64", pa.Check.in_range(1, 100_000), nullable=True),
+            "input_tokens": _col(float, pa.Check.in_range(1, 1_000_000)),
+            "output_tokens": _col(float, pa.Check.in_range(1, 1_000_000)),
+            "lengths": _col(str, pa.Check.isin(["fixed", "mean"])),
+            "metric": _col(str, pa.Check.isin(list(SERVING_METRICS))),
+            "value": _col(float, pa.Check.in_range(0.0001, 10_000_000)),
+            "unit": _col(str, pa.Check.isin(sorted({u for us in SERVING_METRICS.values() for u in us}))),
+            "quote": _col(str),
+            "document_id": _col(str),
+        },
+        checks=[pa.Check(_serving_consistent, error="inconsistent serving measurement: the unit must suit the metric "
+                         "(output/total tokens in tokens/s or tokens/s/gpu, per-user tokens/s, ms, requests/s), a "
+                         "concurrency scenario needs its concurrency, and gpu_count must be a multiple of "
+                         "tensor_parallel x pipeline_parallel")],
+        name="serving_measurements",
+    )
+
+
 RAW_SCHEMAS = {
     "gpus": gpus_schema,
     "spec_figures": spec_figures_schema,
@@ -427,6 +485,7 @@ RAW_SCHEMAS = {
     "aliases": aliases_schema,
     "models": models_schema,
     "measurements": measurements_schema,
+    "serving_measurements": serving_measurements_schema,
 }
 
 

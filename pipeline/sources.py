@@ -73,6 +73,13 @@ MODEL_COLUMNS = (
 )
 
 
+SERVING_MEASUREMENT_COLUMNS = (
+    "model_id", "model_as_printed", "gpu_id", "gpu_as_printed", "gpu_count", "tensor_parallel", "pipeline_parallel",
+    "engine", "engine_version", "format", "kv_format", "speculative_decoding", "scenario", "concurrency",
+    "input_tokens", "output_tokens", "lengths", "metric", "value", "unit", "quote", "document_id",
+)
+
+
 @dataclass(frozen=True)
 class SourceKind:
     """One kind of source file: where it lives and which columns it must have."""
@@ -162,6 +169,13 @@ KINDS: dict[str, SourceKind] = {
             ("model_id", "model_as_printed", "gpu_id", "gpu_as_printed", "gpu_count", "engine", "engine_build",
              "split_mode", "format", "batch_size", "prompt_tokens", "generated_tokens", "flash_attention",
              "metric", "value", "unit", "quote", "document_id"),
+            True,
+        ),
+        SourceKind(
+            "serving_measurements",
+            "measurements/*/*/serving.csv",
+            True,
+            SERVING_MEASUREMENT_COLUMNS,
             True,
         ),
     ]

@@ -25,6 +25,7 @@ RAW_FOREIGN_KEYS = {
     "aliases": [("gpu_ids", "gpus")],
     "model_claims": [("model_ids", "models")],
     "measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
+    "serving_measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
 }
 
 
@@ -156,9 +157,16 @@ def load_parameters(con: duckdb.DuckDBPyConnection, parameters_file: Path = PARA
     return len(rows)
 
 
+MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"))
+
+
 def define_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """param(name), param_list(name), and the serving model's formulas (pipeline/sql/macros/*.sql), stored in
+    the database so that anyone querying the file can use them."""
     con.execute("create or replace macro param(n) as (select value from core_parameters where name = n)")
     con.execute("create or replace macro param_list(n) as (select value_list from core_parameters where name = n)")
+    for path in MACRO_FILES:
+        con.execute(path.read_text(encoding="utf-8"))
 
 
 # ------------------------------------------------------------------ SQL stage

@@ -14,7 +14,8 @@ from .resources import AtlasPaths
 
 # raw tables whose checks look up ids in another raw table
 UPSTREAM = {"spec_figures": ["raw_gpus"], "claims": ["raw_gpus"], "aliases": ["raw_gpus"],
-            "model_claims": ["raw_models"], "measurements": ["raw_gpus", "raw_models"]}
+            "model_claims": ["raw_models"], "measurements": ["raw_gpus", "raw_models"],
+            "serving_measurements": ["raw_gpus", "raw_models"]}
 
 
 def problems_metadata(problems) -> dict:

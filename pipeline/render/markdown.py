@@ -50,6 +50,13 @@ def num(value, digits: int = 3) -> str:
     return f"{value:,.{digits}g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
+def fixed(value, digits: int = 0) -> str:
+    """A number with a fixed count of decimals and thousands separators ("–" when missing)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
 def money(value, digits: int = 2) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "–"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from .markdown import esc, link, num, table, url_link
+from .markdown import esc, fixed, link, num, table, url_link
 
 
 def _df(con: duckdb.DuckDBPyConnection, sql: str) -> pd.DataFrame:
@@ -26,6 +26,80 @@ def accuracy(con: duckdb.DuckDBPyConnection, model_id: str, fmt: str) -> dict:
     rho = rows["expected"].rank().corr(rows["measured"].rank())  # Spearman: Pearson on ranks
     err = (rows["expected"] / rows["measured"] - 1).abs().median()
     return {"gpus": len(rows), "spearman": float(rho), "median_abs_error": float(err)}
+
+
+def serving_accuracy(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per publication and engine family: throughput figures, GPUs, the median |expected / measured - 1| with each
+    figure's expectation fitted without its GPU, and Spearman's rho between expected and measured over the
+    figures (a GPU's rank among the publication's runs), with the share of its bound the best figure reaches."""
+    rows = _df(con, """
+        select e.source_id, s.title, s.url, e.engine_family, e.gpu_id, e.measured, e.expected_capped as expected,
+               e.measured_share_of_bound
+        from out_serving_estimates as e left join core_sources as s using (source_id)
+        where e.quantity = 'throughput' and e.scenario in ('max_throughput', 'concurrency')
+          and not e.speculative_decoding""")
+    out = []
+    for (source, family), part in rows.groupby(["source_id", "engine_family"], sort=True):
+        rho = part["expected"].rank().corr(part["measured"].rank()) if len(part) >= 3 else None
+        out.append({"source_id": source, "title": part["title"].iloc[0], "url": part["url"].iloc[0],
+                    "engine_family": family, "figures": len(part), "gpus": part["gpu_id"].nunique(),
+                    "median_abs_error": float((part["expected"] / part["measured"] - 1).abs().median()),
+                    "spearman": None if rho is None or pd.isna(rho) else float(rho),
+                    "max_share": float(part["measured_share_of_bound"].max())})
+    return pd.DataFrame(out)
+
+
+def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    totals = con.execute("""select count(*), count(distinct gpu_id), count(distinct source_id),
+                                   count(*) filter (where within_bound = false), max(measured_share_of_bound)
+                                       filter (where not speculative_decoding and quantity <> 'ttft')
+                            from out_serving_estimates""").fetchone()
+    n, gpus, pubs, above, top = totals
+    if not n:
+        return ["## Serving engines", "", "No published serving measurement is ingested yet.", ""]
+    calib = _df(con, "select * from out_serving_calibration order by engine_family")
+    crow = [[esc(c.label), f"{c.decode_efficiency:.0%}", f"{c.prefill_efficiency:.0%}",
+             "fitted" if c.calibrated else "default (no measurements)", num(c.measurements), num(c.gpus_measured),
+             "–" if pd.isna(c.held_out_median_abs_error) else f"{c.held_out_median_abs_error:.0%}"]
+            for c in calib.itertuples()]
+    acc = serving_accuracy(con)
+    arow = [[url_link(str(a.title or a.source_id), a.url), esc(a.engine_family), num(a.figures), num(a.gpus),
+             f"{a.median_abs_error:.0%}", "–" if a.spearman is None else f"{a.spearman:.2f}", f"{a.max_share:.0%}"]
+            for a in acc.itertuples()]
+    detail = _df(con, """
+        select e.*, s.url from out_serving_estimates as e left join core_sources as s using (source_id)
+        order by e.model_id, e.gpu_id, e.engine, e.input_tokens, e.output_tokens, e.concurrency nulls first,
+                 e.metric, e.source_id""")
+    unit = {"throughput": "tok/s per GPU", "per_user": "tok/s per user", "ttft": "s to first token"}
+    drow = [[esc(d.model_id), esc(d.format), link(d.gpu_name, f"gpus/{d.gpu_id}.md"),
+             f"{int(d.gpu_count)} (TP {int(d.tensor_parallel)})", esc(d.engine), esc(d.scenario),
+             "–" if pd.isna(d.concurrency) else num(d.concurrency), f"{num(d.input_tokens)} / {num(d.output_tokens)}",
+             esc(unit[d.quantity]), fixed(d.measured, 2 if d.quantity == "ttft" else 0),
+             fixed(d.bound, 2 if d.quantity == "ttft" else 0),
+             "–" if pd.isna(d.measured_share_of_bound) else f"{d.measured_share_of_bound:.0%}",
+             fixed(d.expected_ttft if d.quantity == "ttft" else d.expected_capped, 2 if d.quantity == "ttft" else 0),
+             "speculative: not checked" if d.speculative_decoding else ("yes" if d.within_bound else "**no**"),
+             url_link(str(d.source_id), d.url)] for d in detail.itertuples()]
+    return [
+        "## Serving engines", "",
+        f"**{n} published serving figures (vLLM, SGLang, TensorRT-LLM) on {gpus} GPUs from {pubs} publications; "
+        f"{above} beyond their bound** (the highest throughput or per-user speed reaches "
+        f"{0 if top is None else top:.0%} of it). The Planner's serving model (continuous batching: prefill "
+        "compute-bound, decode bandwidth-bound at the load) gives each figure a bound at 100% of peak and an "
+        "expectation from two efficiencies per engine family, fitted on the figures of the *other* GPUs "
+        "(leave one GPU out). A figure more than 2% beyond its bound stops the build.", "",
+        table(["Engine family", "Decode: share of peak bandwidth", "Prefill: share of dense peak", "From", "Figures",
+               "GPUs", "Held-out median error"], crow), "",
+        "### How well the expectation predicts each publication", "",
+        "Throughput figures (output tokens per second per GPU), each expected from efficiencies fitted without its "
+        "GPU. Spearman ρ ranks expected against measured over the publication's figures.", "",
+        table(["Publication", "Engine family", "Figures", "GPUs", "Median |expected ÷ measured − 1|",
+               "Spearman ρ", "Highest measured ÷ bound"], arow), "",
+        "### Every serving figure", "",
+        "All rows are in the `serving_vs_estimate` view.", "",
+        table(["Model", "Weights", "GPU", "GPUs", "Engine", "Scenario", "Concurrency", "Input / output tokens",
+               "Quantity", "Measured", "Bound", "Of bound", "Expected", "Within bound", "Source"], drow,
+              sortable=True), ""]
 
 
 def measured_page(con: duckdb.DuckDBPyConnection) -> str:
@@ -91,5 +165,6 @@ def measured_page(con: duckdb.DuckDBPyConnection) -> str:
         "Layer split (llama.cpp's default across GPUs) makes GPUs take turns, so its bound is one GPU's bandwidth; "
         "a tensor split reads on all GPUs at once. All rows are in the `measured_vs_estimate` view.", "",
         table(["Model", "Format", "GPU", "GPUs", "Split", "Engine", "Prompt", "Generated", "Measured tok/s",
-               "Bound tok/s", "Of bound", "Expected tok/s", "Error", "Source"], drow, sortable=True),
+               "Bound tok/s", "Of bound", "Expected tok/s", "Error", "Source"], drow, sortable=True), "",
+        *serving_section(con),
     ]) + "\n"

@@ -482,17 +482,43 @@ def methodology_page(con) -> str:
         "- Ownership per hour = purchase ÷ (years × 8760) + power (kW × PUE × $/kWh) + hosting. Seed 003's 8 × H100 "
         "example: $300,000 over 3 years ≈ $11.4/h + $1/h power + $1/h rack ≈ $13.4/h; see the `ownership_cost` view.", "",
         "## Planner", "",
-        "- Query: `pipeline/sql/plan/plan_options.sql`, over the public views only (`vram_fit`, `gpus`, `models`, "
-        "`price_offers`, `parameters`); `gpu-atlas plan` runs it for one scenario, the build for every choice the "
-        "Planner page offers.",
-        "- Serving memory for U users = the batch-1 requirement + (U − 1) × the per-sequence requirement (read from "
-        "`vram_fit`'s batch-1 and largest-batch rows: the requirement is linear in the batch). GPUs = the smallest "
-        "tensor-parallel degree of 1, 2, 4 or 8 that holds it; an offer of a whole multi-GPU instance is used whole.",
-        "- Bound tokens/s = min(U × GPUs × bandwidth ÷ (weight bytes read per step + U × KV bytes per sequence), "
-        "GPUs × dense TFLOPS ÷ (2 × active parameters)); the weights read per step are the experts U sequences "
-        "touch, at most all. Expected = the same with the bandwidth efficiency and prefill utilisation above.",
-        "- $ per million tokens = $/hour ÷ (expected tokens/s × 3600) × 10⁶; $ per job = tokens ÷ expected tokens/s "
-        "÷ 3600 × $/hour. Ties (within 0.5%) go to the lower $/hour.", "",
+        "- Query: `pipeline/sql/plan/plan_options.sql`, over the public views only (`serving_models`, "
+        "`serving_gpus`, `rentable_machines`, `serving_calibration`, `vram_fit`, `models`, `parameters`); its formulas "
+        "are DuckDB macros stored in the database (`pipeline/sql/macros/serving.sql`: `serve_kv_gb`, `serve_step_s`, "
+        "...). `gpu-atlas plan` runs it for the question asked; the page evaluates the same formulas in the browser "
+        "(`planner-model.js`) from the same views' rows (`api/v1/plan/coefficients.json`), and a test compares the two "
+        "on 300 random questions.",
+        "- **Machines one can rent.** A deployment rents one machine as its provider lists it (`rentable_machines`: "
+        "fresh, comparable, open to anyone; list prices and marketplace medians over enough listings, never a "
+        "marketplace's lowest listing). Its GPUs are split into replicas of d = 1, 2, 4 or 8 tensor-parallel GPUs (d "
+        "divides the attention heads and the machine's GPUs; no more replicas than users), users shared evenly. "
+        "Listings are never combined: four 1-GPU listings are not a 4-GPU machine. Several machines joined by "
+        "InfiniBand are not planned yet.",
+        "- **Memory per GPU** = 1 GB + 1.05 × (weights + the KV cache reserved for max(each user's input + output "
+        "tokens, one request at the full context), with KV heads fewer than d replicated) ÷ d. The KV cache sums "
+        "layers as they are: sliding-window layers keep at most their window, MLA one latent per token.",
+        "- **A decode step** of u sequences reads the weights but the input embeddings, the routed experts u tokens "
+        "touch (1 − (1 − k/E)^u of each layer's E), and u caches at the mean context (input + output ÷ 2): "
+        "time = max(bytes ÷ (d × bandwidth × e_decode), u × 2 × active parameters ÷ (d × dense TFLOPS × e_prefill)) "
+        "+ two all-reduces per layer across d GPUs. **A prefill** of the input: input × 2 × active parameters ÷ "
+        "(d × dense TFLOPS × e_prefill). FP8 computes as FP8 only where the GPU has FP8 units.",
+        "- **Continuous batching**: each user sends the next request when the last is answered; a request takes "
+        "output decode steps, shared with the other users, and one prefill, during which the others wait. Requests "
+        "per second per replica = u ÷ (output × step + u × prefill); tokens/s per user = output ÷ (output × step + "
+        "(u − 1) × prefill); time to first token = prefill + one step.",
+        "- **Bound**: the same at 100% of peak (e = 1), taking the larger of a request's compute (2 × active "
+        "parameters per input and output token) and its share of the decode reads, however the engine overlaps "
+        "them: no published figure may beat it by more than 2% (checked at every build on the serving measurements).",
+        "- **Expected**: the efficiencies e_decode and e_prefill of the engine family (`serving_calibration`: vLLM and "
+        "SGLang, or TensorRT-LLM), fitted on published serving measurements ([Measured vs estimated](measured.md)); "
+        "never above the bound.",
+        "- **$ per million tokens**: the machine's hour is split between input and output tokens by the time prefill "
+        "and decode take: $/M input = $/hour × prefill share ÷ input tokens per hour; $/M output = $/hour × decode "
+        "share ÷ output tokens per hour; blended = $/hour ÷ all tokens per hour (the stated input:output ratio). "
+        "Options are ranked by the blended price (the cost of a request); of a machine's splits, the one with the "
+        "most throughput that meets the speed targets (tokens/s per user, time to first token).",
+        "- Training: one machine whose GPUs all shard the model (`vram_fit` at the machine's GPU count); tokens/s = "
+        "GPUs × dense 16-bit TFLOPS × MFU ÷ (6 × active parameters); $ per job = tokens ÷ tokens/s ÷ 3600 × $/hour.", "",
         "## Rankings", "",
         "Each component is divided by the best GPU's value (so the best scores 1) and weighted; the score is the "
         "weighted sum × 100. A missing component counts 0 and the ranking marks the GPU incomplete. "
@@ -798,7 +824,10 @@ def data_page(con, downloads: list[str]) -> str:
             "- [offers.json](api/v1/offers.json): every current price offer",
             "- [estimates.json](api/v1/estimates.json): serving and training estimates",
             "- [fits.json](api/v1/fits.json): the largest model that fits on one GPU, per weight format",
-            "- [plan/index.json](api/v1/plan/index.json): the Planner's choices; `plan/<model_id>.json` its ranked options",
+            "- [plan/index.json](api/v1/plan/index.json): the Planner's choices and the valid range of every input; "
+            "[plan/coefficients.json](api/v1/plan/coefficients.json): the rows of `serving_models`, `serving_gpus`, "
+            "`rentable_machines` and `serving_calibration` the page computes from; `plan/training/<model_id>.json`: "
+            "ranked training options per workload and tier",
             "- [prices.atom](feeds/prices.atom): an Atom feed of price changes, one entry per provider snapshot"]
     out += ["", "## Example queries", "", "```sql",
             "-- dense BF16 and memory, fastest first",

@@ -12,35 +12,48 @@ from xml.sax.saxutils import escape as xml_escape
 import duckdb
 import pandas as pd
 
-from pipeline.plan import SERVE_PRECISIONS, USERS, WORKLOAD_LABELS, plan_options
+from pipeline.plan import (DEFAULT_TOKENS, DEFAULTS, ENGINES, KV_PRECISIONS, LIMITS, SERVE_PRECISIONS, TIERS,
+                           WORKLOAD_LABELS, Question, max_contexts, plan_options, validate)
 
-from .markdown import age, esc, link, money, num, seen, table
+from .markdown import age, esc, fixed, link, money, num, seen, table
 
 API = "api/v1"
 SCHEMA_VERSION = 1
-TOP = 10  # options kept per scenario in the Planner's data
-WEB_TIERS = ("on-demand", None)
-DEFAULT = {"model": "llama-3.1-70b", "workload": "serve", "precision": "fp8", "context": 32768, "users": 16,
-           "tier": "on-demand"}
-OPTION_COLUMNS = ["rank", "gpu_id", "gpu_name", "gpu_count", "provider", "offering", "instance_gpus", "pricing_tier",
-                  "statistic", "region", "usd_per_hour", "required_gb", "capacity_gb", "headroom_gb",
-                  "bound_tokens_per_s", "expected_tokens_per_s", "expected_tokens_per_s_per_user", "limited_by",
-                  "usd_per_million_tokens", "job_tokens", "job_hours", "usd_per_job", "observed_on", "why"]
+TOP = 10  # training options kept per scenario in the Planner's data
+WEB_TIERS = ("on-demand", "spot", None)
+OPTION_COLUMNS = ["rank", "gpu_id", "gpu_name", "gpu_count", "instance_gpus", "tensor_parallel", "replicas",
+                  "provider", "offering", "pricing_tier", "statistic", "price_kind", "region", "usd_per_hour",
+                  "required_gb", "capacity_gb", "headroom_gb", "throughput_tokens_per_s_per_gpu",
+                  "expected_tokens_per_s", "bound_tokens_per_s", "expected_tokens_per_s_per_user", "ttft_s",
+                  "usd_per_million_input_tokens", "usd_per_million_output_tokens", "usd_per_million_tokens",
+                  "limited_by", "job_tokens", "job_hours", "usd_per_job", "observed_on", "observed_date_known", "why"]
+# the rows of the public views the page's serving model reads (site/javascripts/planner-model.js), full precision
+COEFFICIENT_QUERIES = {
+    "models": "select * from serving_models order by model_id, format",
+    "gpus": "select * from serving_gpus order by gpu_id",
+    "machines": """select machine_id, provider, offering, gpu_id, instance_gpus, usd_per_hour, usd_per_gpu_hour,
+                          pricing_tier, statistic, price_kind, region, observed_on, observed_date_known
+                   from rentable_machines order by machine_id, gpu_id""",
+    "calibration": "select * from serving_calibration order by engine_family",
+    "parameters": """select name, value from parameters
+                     where name in ('runtime_overhead_gb', 'runtime_overhead_fraction', 'bytes_bf16', 'bytes_fp8')
+                     order by name""",
+}
 
 
-def _clean(value):
-    if value is None or value is pd.NaT:
+def _clean(value, digits: int | None = 4):
+    if value is None or value is pd.NaT or value is pd.NA:
         return None
     if isinstance(value, float):
         if not math.isfinite(value):
             return None
-        return float(f"{value:.4g}")
+        return float(f"{value:.{digits}g}") if digits else value
     if hasattr(value, "isoformat"):
         return value.isoformat()[:10]
     if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and getattr(value, "ndim", 0) > 0):
-        return [_clean(v) for v in list(value)]  # list columns (a snapshot's scope)
+        return [_clean(v, digits) for v in list(value)]  # list columns (a snapshot's scope)
     if hasattr(value, "item"):
-        return _clean(value.item())
+        return _clean(value.item(), digits)
     return value
 
 
@@ -52,109 +65,145 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
-def scenarios(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every choice the Planner offers: serving at each weight format, context (as vram_fit has it for the model)
-    and user count, and each training workload, for each pricing tier the page offers."""
-    contexts = con.execute("""select distinct model_id, context_tokens from vram_fit
-                              where workload = 'inference' order by all""").df()
-    rows = []
-    for c in contexts.itertuples():
-        for precision in SERVE_PRECISIONS:
-            for users in USERS:
-                for tier in WEB_TIERS:
-                    rows.append({"model_id": c.model_id, "workload": "serve", "precision": precision,
-                                 "context_tokens": int(c.context_tokens), "users": users, "tokens": None, "tier": tier})
-    for model in contexts.model_id.unique():
-        for workload in ("full", "lora", "qlora", "pretrain"):
-            for tier in WEB_TIERS:
-                rows.append({"model_id": model, "workload": workload, "precision": None, "context_tokens": None,
-                             "users": 1, "tokens": None if workload == "pretrain" else 1e9, "tier": tier})
+def _table(frame: pd.DataFrame) -> dict:
+    """A frame as {columns, rows} with every number at full precision (the page computes from them)."""
+    return {"columns": list(frame.columns),
+            "rows": [[_clean(v, None) for v in row] for row in frame.itertuples(index=False, name=None)]}
+
+
+def coefficients(con: duckdb.DuckDBPyConnection) -> dict:
+    out = {name: _table(con.execute(sql).df()) for name, sql in COEFFICIENT_QUERIES.items()}
+    params = out.pop("parameters")
+    out["parameters"] = {name: float(value) for name, value in params["rows"]}
+    return out
+
+
+def training_scenarios(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Each training workload of each model at each tier the page offers (a fine-tune at DEFAULT_TOKENS; the page
+    scales hours and cost with the token budget, which they are proportional to)."""
+    models = [r[0] for r in con.execute("select model_id from models order by 1").fetchall()]
+    rows = [{"model_id": m, "workload": w, "tokens": None if w == "pretrain" else DEFAULT_TOKENS, "tier": t,
+             "users": 1}
+            for m in models for w in ("full", "lora", "qlora", "pretrain") for t in WEB_TIERS]
     return pd.DataFrame(rows)
 
 
-def scenario_key(workload, precision, context, users, tier) -> str:
-    if workload == "serve":
-        return f"serve|{precision}|{int(context)}|{int(users)}|{tier or 'any'}"
-    return f"{workload}|{tier or 'any'}"
+def question_url(q: Question, prefix: str = "") -> str:
+    fields = {"model": q.model, "workload": q.workload, "precision": q.precision, "kv": q.kv_precision,
+              "context": q.context, "users": q.users, "input": q.input_tokens, "output": q.output_tokens,
+              "engine": q.engine, "tier": q.tier}
+    if q.min_tokens_per_user:
+        fields["min_user"] = q.min_tokens_per_user
+    if q.max_ttft_s:
+        fields["max_ttft"] = q.max_ttft_s
+    return f"{prefix}planner/?" + "&amp;".join(f"{k}={v}" for k, v in fields.items() if v is not None)
 
 
 def planner_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    scen = scenarios(con)
-    options = plan_options(con, scen)
-    options = options[options["rank"] <= TOP]
-    models = con.execute("""select model_id, name, params_b, active_params_b, max_context from models
-                            order by params_b, model_id""").df()
-    contexts = scen[scen.workload == "serve"].groupby("model_id")["context_tokens"].apply(
-        lambda s: sorted(set(int(v) for v in s))).to_dict()
-    files = {}
-    # one pass over the ranked options (already ordered by scenario and rank), not one pandas group per scenario
-    keys = [scenario_key(w, p, c, u, t if isinstance(t, str) else None) for w, p, c, u, t in
-            options[["workload", "precision", "context_tokens", "users", "tier"]].itertuples(index=False, name=None)]
-    rows = [[_clean(v) for v in row] for row in options[OPTION_COLUMNS].itertuples(index=False, name=None)]
+    files = {f"{API}/plan/coefficients.json": _json({"schema_version": SCHEMA_VERSION, **coefficients(con)})}
+    training = plan_options(con, training_scenarios(con))
+    training = training[training["rank"] <= TOP]
     by_model: dict[str, dict[str, list]] = {}
-    for model_id, key, row in zip(options["model_id"], keys, rows):
-        by_model.setdefault(model_id, {}).setdefault(key, []).append(row)
+    for row in training.itertuples(index=False):
+        key = f"{row.workload}|{row.tier if isinstance(row.tier, str) else 'any'}"
+        values = [_clean(getattr(row, c)) for c in OPTION_COLUMNS]
+        by_model.setdefault(row.model_id, {}).setdefault(key, []).append(values)
     for model_id in sorted(by_model):
-        files[f"{API}/plan/{model_id}.json"] = _json({"schema_version": SCHEMA_VERSION, "model_id": model_id,
-                                                      "columns": OPTION_COLUMNS, "scenarios": by_model[model_id]})
-    index = {"schema_version": SCHEMA_VERSION, "default": DEFAULT, "users": list(USERS),
-             "precisions": list(SERVE_PRECISIONS), "workloads": WORKLOAD_LABELS, "tiers": ["on-demand", "any"],
+        files[f"{API}/plan/training/{model_id}.json"] = _json(
+            {"schema_version": SCHEMA_VERSION, "model_id": model_id, "columns": OPTION_COLUMNS,
+             "tokens": DEFAULT_TOKENS, "scenarios": by_model[model_id]})
+    models = con.execute("select model_id, name, params_b, active_params_b, max_context from models "
+                         "order by params_b, model_id").df()
+    index = {"schema_version": SCHEMA_VERSION, "defaults": DEFAULTS, "limits": LIMITS,
+             "precisions": list(SERVE_PRECISIONS), "kv_precisions": list(KV_PRECISIONS), "workloads": WORKLOAD_LABELS,
+             "tiers": list(TIERS), "engines": ENGINES, "training_tokens": DEFAULT_TOKENS,
              "models": [{"model_id": m.model_id, "name": m.name, "params_b": _clean(m.params_b),
-                         "contexts": contexts.get(m.model_id, [])} for m in models.itertuples()]}
+                         "max_context": int(m.max_context)} for m in models.itertuples()]}
     files[f"{API}/plan/index.json"] = _json(index)
-    d = DEFAULT
-    first = options[(options.model_id == d["model"]) & (options.workload == "serve") & (options.precision == d["precision"])
-                    & (options.context_tokens == d["context"]) & (options.users == d["users"])
-                    & (options.tier == d["tier"])]
-    files["planner.md"] = planner_page(first, index)
+    q = validate(Question(**{k: v for k, v in DEFAULTS.items() if k in Question.__dataclass_fields__}),
+                 max_contexts(con))
+    first = plan_options(con, pd.DataFrame([q.scenario()]))
+    files["planner.md"] = planner_page(first.head(TOP), q, len(first), index)
     return files
 
 
 def options_table(options: pd.DataFrame, serve: bool = True) -> str:
     rows = []
     for o in options.itertuples():
-        cost = (money(o.usd_per_million_tokens, 3) if serve else money(o.usd_per_job, 0))
-        speed = f"{num(o.expected_tokens_per_s)} (bound {num(o.bound_tokens_per_s)})"
-        rows.append([str(int(o.rank)), f"{int(o.gpu_count)} × " + link(o.gpu_name, f"gpus/{o.gpu_id}.md"),
-                     esc(o.provider), esc(o.pricing_tier), cost, money(o.usd_per_hour, 2), speed,
-                     f"{num(o.headroom_gb)} GB of {num(o.capacity_gb)}",
-                     seen(o.observed_on, getattr(o, "observed_date_known", True)),
-                     f'<span class="atlas-why">{esc(o.why)}</span>'])
-    headers = ["#", "Deployment", "Provider", "Tier", "$/M tokens" if serve else "$ per job", "$/hour",
-               "Tokens/s expected (bound)", "Headroom", "Price date", "Why this rank"]
-    return table(headers, rows, low=[3, 5, 6, 7, 9])
+        machine = f"{int(o.instance_gpus)} × " + link(o.gpu_name, f"gpus/{o.gpu_id}.md")
+        if serve:
+            split = (f"TP {int(o.tensor_parallel)}" + (f" × {int(o.replicas)} replicas" if o.replicas > 1 else ""))
+            rows.append([str(int(o.rank)), machine, split, esc(o.provider), esc(o.pricing_tier),
+                         money(o.usd_per_hour, 2), fixed(o.throughput_tokens_per_s_per_gpu),
+                         fixed(o.expected_tokens_per_s_per_user, 1), fixed(o.ttft_s, 2),
+                         money(o.usd_per_million_input_tokens, 3), money(o.usd_per_million_output_tokens, 3),
+                         money(o.usd_per_million_tokens, 3),
+                         seen(o.observed_on, getattr(o, "observed_date_known", True))])
+        else:
+            rows.append([str(int(o.rank)), machine, esc(o.provider), esc(o.pricing_tier), money(o.usd_per_hour, 2),
+                         fixed(o.expected_tokens_per_s), fixed(o.job_hours, 1), money(o.usd_per_job, 0),
+                         seen(o.observed_on, getattr(o, "observed_date_known", True))])
+    if serve:
+        headers = ["#", "Machine", "Split", "Provider", "Tier", "$/hour", "Output tok/s per GPU (expected)",
+                   "Tok/s per user (expected)", "Time to first token, s", "$/M input", "$/M output",
+                   "$/M tokens (blended)", "Price date"]
+        return table(headers, rows, low=[5, 9, 10, 11])
+    headers = ["#", "Machine", "Provider", "Tier", "$/hour", "Tokens/s (expected)", "Hours", "$ per job", "Price date"]
+    return table(headers, rows, low=[4, 6, 7])
 
 
-def planner_page(first: pd.DataFrame, index: dict) -> str:
-    d = DEFAULT
-    model_name = next((m["name"] for m in index["models"] if m["model_id"] == d["model"]), d["model"])
-    static = (options_table(first) if len(first) else "No option fits.")
+def planner_page(first: pd.DataFrame, q: Question, total: int, index: dict) -> str:
+    model_name = next((m["name"] for m in index["models"] if m["model_id"] == q.model), q.model)
+    static = options_table(first) if len(first) else "No option fits."
+    lim = LIMITS
+
+    def number(name, label, value, low, high, step="1", hint=""):
+        v = "" if value is None else f' value="{value}"'
+        return (f'<label>{label} <input name="{name}" type="number" min="{low}" max="{high}" step="{step}"{v} '
+                f'inputmode="decimal"{hint}></label>')
+
     return "\n".join([
         "---", "hide:", "  - navigation", "  - toc", "---",
         "# Planner", "",
-        "Pick a model, a workload and a load: every way to run it (GPU × count × provider × tier), ranked by cost.", "",
-        '<form class="atlas-form" id="planner-form" data-api="../api/v1/plan/" aria-label="Planner choices">',
+        "Say what you serve and to how many: every machine one can rent that holds it, split into replicas, "
+        "ranked by what a million tokens cost, with the speed each user gets.", "",
+        '<form class="atlas-form" id="planner-form" data-api="../api/v1/plan/" aria-label="Planner choices" '
+        'novalidate>',
         '<label>Model <select name="model"></select></label>',
         '<label>Workload <select name="workload"></select></label>',
         '<label>Weights <select name="precision"></select></label>',
-        '<label>Context tokens <select name="context"></select></label>',
-        '<label>Concurrent users <select name="users"></select></label>',
-        '<label>Training tokens (billions) <input name="tokens" type="number" min="0.001" step="any" value="1"></label>',
+        '<label>KV cache <select name="kv"></select></label>',
+        number("users", "Concurrent users", q.users, *lim["users"]),
+        number("input", "Input tokens per request", q.input_tokens, *lim["input_tokens"]),
+        number("output", "Output tokens per request", q.output_tokens, *lim["output_tokens"]),
+        number("context", "Context tokens (longest request)", q.context, lim["context"][0], lim["context"][1]),
+        number("min_user", "At least tokens/s per user", None, *lim["min_tokens_per_user"], step="any"),
+        number("max_ttft", "At most seconds to first token", None, *lim["max_ttft_s"], step="any"),
+        '<label>Engine <select name="engine"></select></label>',
+        '<label>Training tokens (billions) <input name="tokens" type="number" min="0.001" max="100000" step="any" '
+        'value="1"></label>',
         '<label>Pricing tier <select name="tier"></select></label>',
         "</form>", "",
-        f'<p id="planner-summary" aria-live="polite"><strong>{esc(model_name)}</strong>, serve, FP8 weights, '
-        f'{d["context"]:,} tokens of context, {d["users"]} concurrent users, on-demand prices: '
-        f'the {len(first)} cheapest options per million output tokens.</p>', "",
+        '<p id="planner-error" class="atlas-error" role="alert" hidden></p>',
+        f'<p id="planner-summary" aria-live="polite"><strong>{esc(model_name)}</strong>, serve, FP8 weights, BF16 KV '
+        f'cache, {q.users} concurrent users, {q.input_tokens:,} input and {q.output_tokens:,} output tokens per '
+        f'request, context {q.context:,}, on-demand prices: the {len(first)} cheapest of {total} options.</p>', "",
         '<div id="planner-results" markdown="1">', "", static, "", "</div>", "",
-        "Serving: memory = weights + one KV cache per user + runtime overhead (`vram_fit`); GPUs = the smallest "
-        "tensor-parallel degree (1, 2, 4 or 8) that holds it, or a whole multi-GPU instance. Bound = the roofline "
-        "(memory bandwidth for the weights and KV caches read per step, or dense compute); expected = the same at the "
-        "bandwidth efficiency and utilisation in `parameters`. A one-GPU offer is priced per GPU (n GPUs cost n × its "
-        "price); a marketplace *minimum* is left out. Prices go stale: each shows its date and age. Training: the "
-        "memory of the method at the training context, tokens/s = GPUs × dense 16-bit TFLOPS × MFU ÷ (6 × active "
-        "parameters; 4 for LoRA and QLoRA). Formulas: [Methodology](methodology.md#planner). The same "
-        "ranking from the command line: "
-        "`gpu-atlas plan --model llama-3.1-70b --precision fp8 --context 32768 --users 16 [--json]`.", "",
+        '<p id="planner-cli">The same answer from the command line: <code>'
+        + esc(f"gpu-atlas plan --model {q.model} --precision {q.precision} --users {q.users} "
+              f"--input-tokens {q.input_tokens} --output-tokens {q.output_tokens} --context {q.context}")
+        + "</code></p>", "",
+        "**What each number is.** *Expected* figures come from the serving model (continuous batching: each "
+        "request's prefill is compute-bound and pauses the others; its answer is decoded one token per step, "
+        "every step reading the weights, the experts the batch touches and every user's KV cache) at the share of "
+        "peak bandwidth and compute fitted per engine family on published serving measurements "
+        "([Measured vs estimated](measured.md)); the *bound* (shown on hover and in the JSON) is the same at 100% "
+        "of peak, which no measurement may beat. A machine is rented whole, as its provider lists it: its GPUs are "
+        "split into replicas of 1, 2, 4 or 8 tensor-parallel GPUs (the split with the most throughput that meets "
+        "your targets), and GPUs of separate listings are never combined. The machine's hour is split between "
+        "input and output tokens by the time prefill and decode take. Prices are list prices or marketplace "
+        "medians, with their date. Formulas: [Methodology](methodology.md#planner).", "",
+        '<script src="../javascripts/planner-model.js" defer></script>',
         '<script src="../javascripts/planner.js" defer></script>', ""])
 
 
@@ -193,8 +242,13 @@ SCHEMA = {
         "estimates.json": "serving estimates per model x GPU x weight format: the `inference_estimates` view, and "
                           "training estimates: the `training_estimates` view",
         "fits.json": "per GPU, the largest models that fit on one (inference, 4k context, batch 1, KV BF16)",
-        "plan/index.json": "the Planner's choices; plan/<model_id>.json: its ranked options per scenario "
-                           "(columns listed once, rows as arrays), from pipeline/sql/plan/plan_options.sql",
+        "plan/index.json": "the Planner's choices, defaults and the valid range of every input",
+        "plan/coefficients.json": "the rows of the views serving_models, serving_gpus, rentable_machines and "
+                                  "serving_calibration (columns listed once, rows as arrays, full precision) and the "
+                                  "parameters the serving model reads: the page evaluates pipeline/sql/plan/"
+                                  "plan_options.sql's formulas on them",
+        "plan/training/<model_id>.json": "ranked training options per workload and tier at the default token budget "
+                                         "(hours and cost are proportional to the tokens)",
     },
 }
 
@@ -295,15 +349,14 @@ def price_feed(con: duckdb.DuckDBPyConnection) -> str:
 
 
 # ----------------------------------------------------------------------------- home
-HOME_SCENARIOS = [  # (question, model, precision, context, users)
-    ("Cheapest way to serve a 70B model", "llama-3.1-70b", "fp8", 32768, 16),
-    ("Cheapest way to serve an 8B model", "llama-3.1-8b", "bf16", 32768, 16),
+HOME_QUESTIONS = [  # (question, the Planner's question)
+    ("Cheapest way to serve a 70B model to 50 users at 20 tokens/s each",
+     Question(model="llama-3.3-70b", precision="fp8", users=50, input_tokens=2000, output_tokens=500,
+              min_tokens_per_user=20)),
+    ("Cheapest way to serve an 8B model to 50 users at 30 tokens/s each",
+     Question(model="llama-3.1-8b", precision="bf16", users=50, input_tokens=2000, output_tokens=500,
+              min_tokens_per_user=30)),
 ]
-
-
-def planner_url(model, precision, context, users, prefix="") -> str:
-    return (f"{prefix}planner/?model={model}&amp;workload=serve&amp;precision={precision}&amp;context={context}"
-            f"&amp;users={users}&amp;tier=on-demand")
 
 
 def home_page(con: duckdb.DuckDBPyConnection) -> str:
@@ -333,23 +386,26 @@ def home_page(con: duckdb.DuckDBPyConnection) -> str:
         answers.append([f"Best {workload} value per dollar", names(top) + tie,
                         f"{workload} score {r.score:.1f} ÷ cheapest on-demand {money(r.cheapest_usd_per_gpu_hour, 2)}/GPU-hour "
                         f"= {num(r.score_per_usd)} points per $ (the highest)"])
-    scen = pd.DataFrame([{"model_id": m, "workload": "serve", "precision": p, "context_tokens": c, "users": u,
-                          "tokens": None, "tier": "on-demand"} for _, m, p, c, u in HOME_SCENARIOS])
-    options = plan_options(con, scen)
-    for i, (question, model, precision, context, users) in enumerate(HOME_SCENARIOS):
+    known = max_contexts(con)
+    questions = [validate(q, known) for _, q in HOME_QUESTIONS]
+    options = plan_options(con, pd.DataFrame([q.scenario() for q in questions]))
+    for i, ((question, _), q) in enumerate(zip(HOME_QUESTIONS, questions)):
         opts = options[options.scenario_id == i + 1]
-        url = planner_url(model, precision, context, users)
+        url = question_url(q)
         if opts.empty:
-            answers.append([question, "no priced offer holds it", f'<a href="{url}">Planner</a>'])
+            answers.append([question, "no rentable machine holds it", f'<a href="{url}">Planner</a>'])
             continue
         best = opts.iloc[0]
         ties = opts[opts.usd_per_million_tokens <= 1.005 * best.usd_per_million_tokens]
-        what = " or ".join(f"{int(o.gpu_count)} × {link(o.gpu_name, f'gpus/{o.gpu_id}.md')} on {esc(o.provider)}"
+        what = " or ".join(f"{int(o.instance_gpus)} × {link(o.gpu_name, f'gpus/{o.gpu_id}.md')} on {esc(o.provider)}"
                            for o in ties.head(3).itertuples())
         answers.append([question, what + (" (a tie)" if len(ties) > 1 else ""),
-                        f"{esc(best.model_name)}, {precision.upper()} weights, {context:,} tokens, {users} users: "
-                        f"{money(best.usd_per_million_tokens, 2)} per million output tokens at "
-                        f"{num(best.expected_tokens_per_s)} tokens/s expected, {money(best.usd_per_hour, 2)}/hour, "
+                        f"{esc(best.model_name)}, {q.precision.upper()} weights, {q.users} users, "
+                        f"{q.input_tokens:,} input / {q.output_tokens:,} output tokens: "
+                        f"{money(best.usd_per_million_input_tokens, 3)} per million input and "
+                        f"{money(best.usd_per_million_output_tokens, 2)} per million output tokens, "
+                        f"{fixed(best.expected_tokens_per_s_per_user, 0)} tokens/s per user expected, "
+                        f"{money(best.usd_per_hour, 2)}/hour, "
                         f'price of {seen(best.observed_on, best.observed_date_known)}; '
                         f'<a href="{url}">other options in the Planner</a>'])
     cheapest = con.execute("""select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_on,

@@ -1,13 +1,20 @@
-// The Planner: reads the ranked options the build wrote (api/v1/plan/<model>.json, from the same SQL as
-// `gpu-atlas plan`), shows the scenario chosen in the form, and keeps the choice in the address.
+// The Planner page: reads the choices and limits (api/v1/plan/index.json) and the coefficients
+// (api/v1/plan/coefficients.json), answers the question in the form with planner-model.js (the same formulas
+// as `gpu-atlas plan`), refuses values out of range with the valid range, and keeps every choice in the address.
 (function () {
   var form = document.getElementById("planner-form");
-  if (!form) return;
+  if (!form || !window.AtlasPlannerModel) return;
   var api = form.getAttribute("data-api");
   var results = document.getElementById("planner-results");
   var summary = document.getElementById("planner-summary");
-  var index = null;
-  var cache = {};
+  var errorBox = document.getElementById("planner-error");
+  var cli = document.getElementById("planner-cli");
+  var SHOWN = 15;
+  var index = null, model = null, training = {};
+  var NUMBERS = { users: "users", input: "input_tokens", output: "output_tokens", context: "context",
+                  min_user: "min_tokens_per_user", max_ttft: "max_ttft_s" };
+  var LABELS = { users: "Concurrent users", input: "Input tokens", output: "Output tokens", context: "Context tokens",
+                 min_user: "Tokens/s per user", max_ttft: "Seconds to first token", tokens: "Training tokens (billions)" };
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -15,160 +22,340 @@
     if (text !== undefined && text !== null) e.textContent = text;
     return e;
   }
-
+  function fmt(n, digits) {
+    if (n === null || n === undefined || !isFinite(n)) return "–";
+    var d = digits === undefined ? 0 : digits;
+    return Number(n).toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  }
+  function money(n, digits) { return n === null || n === undefined ? "–" : "$" + fmt(n, digits); }
+  function plural(n, one, many) { return fmt(n) + " " + (n === 1 ? one : many); }
   function fill(select, values) {  // values: [[value, label], ...]
     var current = select.value;
     select.innerHTML = "";
     values.forEach(function (v) { select.appendChild(el("option", { value: String(v[0]) }, v[1])); });
     if (values.some(function (v) { return String(v[0]) === current; })) select.value = current;
   }
-
-  function fmt(n, digits) {
-    if (n === null || n === undefined) return "–";
-    return Number(n).toLocaleString("en-US", { maximumFractionDigits: digits === undefined ? 0 : digits,
-                                               minimumFractionDigits: digits === undefined ? 0 : digits });
-  }
-
   function days(date) {
-    var p = date.split("-").map(Number);
-    var now = new Date();
+    var p = date.split("-").map(Number), now = new Date();
     return Math.round((Date.UTC(now.getFullYear(), now.getMonth(), now.getDate()) - Date.UTC(p[0], p[1] - 1, p[2])) / 864e5);
   }
-
-  function model() {
+  function dated(o) {
+    if (!o.observed_on) return "–";
+    if (o.observed_date_known === false) return "undated copy, read " + o.observed_on;
+    var n = days(o.observed_on);
+    return o.observed_on + " (" + (n === 0 ? "today" : plural(n, "day", "days") + " ago") + ")";
+  }
+  function currentModel() {
     return index.models.filter(function (m) { return m.model_id === form.model.value; })[0];
   }
 
+  // the question in the form, or the first input out of range (with the valid range)
+  function question() {
+    var m = currentModel();
+    var q = { model_id: m.model_id, workload: form.workload.value };
+    var problems = [];
+    function number(name, required, low, high) {
+      var raw = form[name].value.trim();
+      form[name].removeAttribute("aria-invalid");
+      if (raw === "" && !required) return null;
+      var v = Number(raw);
+      if (raw === "" || !isFinite(v) || v < low || v > high) {
+        form[name].setAttribute("aria-invalid", "true");
+        problems.push(LABELS[name] + " must be between " + fmt(low, low < 1 ? 3 : 0) + " and " + fmt(high) +
+                      (raw === "" ? "" : " (got " + raw + ")") + ".");
+      }
+      return v;
+    }
+    if (q.workload === "serve") {
+      var L = index.limits;
+      q.precision = form.precision.value;
+      q.kv_precision = form.kv.value;
+      q.engine_family = form.engine.value;
+      q.users = number("users", true, L.users[0], L.users[1]);
+      q.input_tokens = number("input", true, L.input_tokens[0], L.input_tokens[1]);
+      q.output_tokens = number("output", true, L.output_tokens[0], L.output_tokens[1]);
+      q.context_tokens = number("context", true, L.context[0], m.max_context);
+      q.min_tokens_per_user = number("min_user", false, L.min_tokens_per_user[0], L.min_tokens_per_user[1]);
+      q.max_ttft_s = number("max_ttft", false, L.max_ttft_s[0], L.max_ttft_s[1]);
+      if (!problems.length && q.input_tokens + q.output_tokens > q.context_tokens) {
+        form.context.setAttribute("aria-invalid", "true");
+        problems.push("Input + output tokens (" + fmt(q.input_tokens + q.output_tokens) + ") must fit the context (" +
+                      fmt(q.context_tokens) + "); " + m.name + " allows up to " + fmt(m.max_context) + ".");
+      }
+      ["users", "input_tokens", "output_tokens", "context_tokens"].forEach(function (k) {
+        if (q[k] !== null) q[k] = Math.round(q[k]);
+      });
+    } else {
+      q.tokens = number("tokens", true, index.limits.tokens[0] / 1e9, index.limits.tokens[1] / 1e9) * 1e9;
+    }
+    q.tier = form.tier.value === "any" ? null : form.tier.value;
+    return { q: q, problems: problems };
+  }
+
   function syncControls() {
-    var m = model();
-    fill(form.context, m.contexts.map(function (c) { return [c, c.toLocaleString("en-US")]; }));
     var serve = form.workload.value === "serve";
-    ["precision", "context", "users"].forEach(function (n) { form[n].closest("label").hidden = !serve; });
+    ["precision", "kv", "users", "input", "output", "context", "min_user", "max_ttft", "engine"].forEach(function (n) {
+      form[n].closest("label").hidden = !serve;
+    });
     form.tokens.closest("label").hidden = serve;
+    var m = currentModel();
+    form.context.max = String(m.max_context);
     if (form.workload.value === "pretrain" && !form.tokens.dataset.touched) {
       form.tokens.value = String(Math.round(20 * m.params_b));  // 20 tokens per parameter, in billions
     }
   }
 
-  function key() {
-    var tier = form.tier.value;
-    if (form.workload.value === "serve") {
-      return ["serve", form.precision.value, form.context.value, form.users.value, tier].join("|");
-    }
-    return form.workload.value + "|" + tier;
-  }
-
-  function load(id) {
-    if (!cache[id]) {
-      cache[id] = fetch(api + id + ".json").then(function (r) {
-        if (!r.ok) throw new Error("could not load " + id + ".json: " + r.status);
-        return r.json();
-      });
-    }
-    return cache[id];
-  }
-
   function writeUrl() {
     var q = new URLSearchParams();
-    ["model", "workload", "precision", "context", "users", "tier"].forEach(function (n) { q.set(n, form[n].value); });
-    if (form.workload.value !== "serve") q.set("tokens", form.tokens.value);
+    var names = form.workload.value === "serve"
+      ? ["model", "workload", "precision", "kv", "users", "input", "output", "context", "min_user", "max_ttft", "engine", "tier"]
+      : ["model", "workload", "tokens", "tier"];
+    names.forEach(function (n) { if (form[n].value !== "") q.set(n, form[n].value); });
     history.replaceState(null, "", "?" + q.toString());
   }
 
-  function render(data) {
-    var cols = data.columns;
-    var rows = (data.scenarios[key()] || []).map(function (r) {
-      var o = {};
-      cols.forEach(function (c, i) { o[c] = r[i]; });
-      return o;
-    });
-    var serve = form.workload.value === "serve";
-    var scale = 1;
-    if (!serve && rows.length && rows[0].job_tokens) {
-      var wanted = Number(form.tokens.value) * 1e9;
-      if (wanted > 0) scale = wanted / rows[0].job_tokens;  // cost and time are linear in the tokens
+  function writeCli(q) {
+    if (!cli) return;
+    var parts = ["gpu-atlas plan", "--model " + q.model_id];
+    if (q.workload === "serve") {
+      parts.push("--precision " + q.precision, "--kv-precision " + q.kv_precision, "--users " + q.users,
+                 "--input-tokens " + q.input_tokens, "--output-tokens " + q.output_tokens,
+                 "--context " + q.context_tokens, "--engine " + q.engine_family);
+      if (q.min_tokens_per_user !== null) parts.push("--min-tokens-per-user " + q.min_tokens_per_user);
+      if (q.max_ttft_s !== null) parts.push("--max-ttft " + q.max_ttft_s);
+    } else {
+      parts.push("--workload " + q.workload, "--tokens " + q.tokens);
     }
-    var m = model();
-    var what = serve
-      ? form.precision.value.toUpperCase() + " weights, " + Number(form.context.value).toLocaleString("en-US")
-        + " tokens of context, " + form.users.value + " concurrent users"
-      : index.workloads[form.workload.value] + " on " + fmt(Number(form.tokens.value), 3) + " B tokens";
-    summary.innerHTML = "";
-    summary.appendChild(el("strong", {}, m.name));
-    summary.appendChild(document.createTextNode(", " + what + ", " + (form.tier.value === "any" ? "every tier" : form.tier.value + " prices")
-      + ": " + (rows.length ? "the " + rows.length + " cheapest options " + (serve ? "per million output tokens." : "per job.")
-                            : "no priced offer holds it on up to 8 GPUs.")));
-    results.innerHTML = "";
-    if (!rows.length) return;
-    var table = el("table", { "data-scenario": key() });
-    var head = ["#", "Deployment", "Provider", "Tier", serve ? "$/M tokens" : "$ per job", serve ? "$/hour" : "Hours",
-                "Tokens/s expected (bound)", "Headroom", "Price date", "Why this rank"];
-    var low = { 3: 1, 5: 1, 6: 1, 7: 1, 9: 1 };
+    parts.push("--tier " + (q.tier || "any"));
+    cli.innerHTML = "";
+    cli.appendChild(document.createTextNode("The same answer from the command line: "));
+    cli.appendChild(el("code", {}, parts.join(" ")));
+  }
+
+  // a small chart: throughput per GPU (y) against tokens/s per user (x) as users double
+  function curveSvg(points) {
+    var w = 260, h = 130, pad = 34;
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    svg.setAttribute("class", "atlas-curve");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "Output tokens per second per GPU against tokens per second per user, " +
+                     points.length + " loads from " + points[0].users + " to " + points[points.length - 1].users + " users");
+    var maxX = Math.max.apply(null, points.map(function (p) { return p.per_user; }));
+    var maxY = Math.max.apply(null, points.map(function (p) { return p.per_gpu; }));
+    function X(v) { return pad + (w - pad - 8) * v / maxX; }
+    function Y(v) { return h - pad + 8 - (h - pad - 4) * v / maxY; }
+    function add(tag, attrs, text) {
+      var e = document.createElementNS(ns, tag);
+      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+      if (text) e.textContent = text;
+      svg.appendChild(e);
+      return e;
+    }
+    add("line", { x1: pad, y1: Y(0), x2: w - 8, y2: Y(0), class: "axis" });
+    add("line", { x1: pad, y1: Y(0), x2: pad, y2: 4, class: "axis" });
+    add("text", { x: w - 8, y: h - 4, "text-anchor": "end" }, "tok/s per user → " + fmt(maxX));
+    add("text", { x: 2, y: 12 }, fmt(maxY));
+    add("text", { x: 2, y: 24 }, "tok/s/GPU");
+    add("polyline", { points: points.map(function (p) { return X(p.per_user) + "," + Y(p.per_gpu); }).join(" "),
+                      class: "line" });
+    points.forEach(function (p) {
+      var c = add("circle", { cx: X(p.per_user), cy: Y(p.per_gpu), r: 3 });
+      var t = document.createElementNS(ns, "title");
+      t.textContent = plural(p.users, "user", "users") + ": " + fmt(p.per_user, 1) + " tok/s each, " +
+        fmt(p.per_gpu) + " tok/s per GPU";
+      c.appendChild(t);
+    });
+    return svg;
+  }
+
+  function serveTable(q, options) {
+    var t = el("table", { class: "atlas-table" });
+    var head = ["#", "Machine", "Split", "Provider", "Tier", "$/hour", "Output tok/s per GPU (expected)",
+                "Tok/s per user (expected)", "Time to first token, s", "$/M input", "$/M output",
+                "$/M tokens (blended)", "Price date", "Load curve"];
     var tr = el("tr");
-    head.forEach(function (h, i) { tr.appendChild(el("th", low[i] ? { "class": "atlas-low" } : {}, h)); });
-    table.appendChild(el("thead")).appendChild(tr);
-    var body = table.appendChild(el("tbody"));
-    rows.forEach(function (o) {
-      var row = el("tr");
-      var gpu = el("td");
-      gpu.appendChild(document.createTextNode(o.gpu_count + " × "));
-      gpu.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
-      var tier = o.pricing_tier + (o.statistic !== "list" ? " · " + o.statistic : "");
-      var cells = [String(o.rank), gpu, o.provider + " · " + o.offering, tier,
-                   serve ? "$" + fmt(o.usd_per_million_tokens, 3) : "$" + fmt(o.usd_per_job * scale),
-                   serve ? "$" + fmt(o.usd_per_hour, 2) : fmt(o.job_hours * scale, 1),
-                   fmt(o.expected_tokens_per_s) + " (bound " + fmt(o.bound_tokens_per_s) + ")"
-                     + (serve ? "; " + fmt(o.expected_tokens_per_s_per_user, 1) + " per user" : ""),
-                   fmt(o.headroom_gb) + " GB of " + fmt(o.capacity_gb),
-                   o.observed_on + " · " + days(o.observed_on) + " days ago", o.why];
-      cells.forEach(function (c, i) {
-        var td = typeof c === "string" ? el("td", {}, c) : c;
-        if (low[i]) td.className = "atlas-low";
-        if (i === 9) td.className = (td.className + " atlas-why").trim();
-        row.appendChild(td);
+    head.forEach(function (h) { tr.appendChild(el("th", { scope: "col" }, h)); });
+    t.appendChild(el("thead")).appendChild(tr);
+    var body = el("tbody");
+    options.slice(0, SHOWN).forEach(function (o) {
+      var r = el("tr");
+      var machine = el("td");
+      machine.appendChild(document.createTextNode(o.instance_gpus + " × "));
+      machine.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
+      machine.appendChild(el("br"));
+      machine.appendChild(el("small", {}, o.offering + " · " + o.price_kind));
+      r.appendChild(el("td", {}, String(o.rank)));
+      r.appendChild(machine);
+      r.appendChild(el("td", {}, "TP " + o.tensor_parallel + (o.replicas > 1 ? " × " + o.replicas + " replicas" : "")));
+      r.appendChild(el("td", {}, o.provider));
+      r.appendChild(el("td", {}, o.pricing_tier));
+      r.appendChild(el("td", {}, money(o.usd_per_hour, 2)));
+      r.appendChild(el("td", { title: "bound " + fmt(o.bound_throughput_tokens_per_s_per_gpu) }, fmt(o.throughput_tokens_per_s_per_gpu)));
+      r.appendChild(el("td", { title: "bound " + fmt(o.bound_tokens_per_s_per_user, 1) }, fmt(o.expected_tokens_per_s_per_user, 1)));
+      r.appendChild(el("td", { title: "bound " + fmt(o.bound_ttft_s, 3) }, fmt(o.ttft_s, 2)));
+      r.appendChild(el("td", {}, money(o.usd_per_million_input_tokens, 3)));
+      r.appendChild(el("td", {}, money(o.usd_per_million_output_tokens, 3)));
+      r.appendChild(el("td", { title: o.why + "; " + o.limited_by + "-bound" }, money(o.usd_per_million_tokens, 3)));
+      r.appendChild(el("td", {}, dated(o)));
+      var cell = el("td");
+      var button = el("button", { type: "button", class: "atlas-curve-button", "aria-expanded": "false",
+                                  "aria-label": "Load curve of option " + o.rank }, "show");
+      var chartRow = null;
+      button.addEventListener("click", function () {
+        if (chartRow) {
+          chartRow.remove();
+          chartRow = null;
+          button.setAttribute("aria-expanded", "false");
+          button.textContent = "show";
+          return;
+        }
+        chartRow = el("tr", { class: "atlas-curve-row" });
+        var td = el("td", { colspan: String(head.length) });
+        var pts = model.curve(q, o);
+        td.appendChild(el("p", {}, "Option " + o.rank + " (" + o.instance_gpus + " × " + o.gpu_name + ", TP " +
+          o.tensor_parallel + "): output tokens/s per GPU against tokens/s per user as the users double."));
+        if (pts.length) td.appendChild(curveSvg(pts));
+        chartRow.appendChild(td);
+        r.after(chartRow);
+        button.setAttribute("aria-expanded", "true");
+        button.textContent = "hide";
       });
-      body.appendChild(row);
+      cell.appendChild(button);
+      r.appendChild(cell);
+      body.appendChild(r);
     });
-    var wrap = el("div", { "class": "md-typeset__scrollwrap" });
-    wrap.appendChild(el("div", { "class": "md-typeset__table" })).appendChild(table);
-    results.appendChild(wrap);
+    t.appendChild(body);
+    return t;
   }
 
-  function update() {
-    syncControls();
-    writeUrl();
-    results.setAttribute("aria-busy", "true");
-    return load(form.model.value).then(function (data) {
-      render(data);
-      results.removeAttribute("aria-busy");
-      results.setAttribute("data-ready", "true");
-    }).catch(function (err) {
-      results.textContent = String(err);
-      results.setAttribute("data-error", String(err));
+  function trainingTable(options, factor) {
+    var t = el("table", { class: "atlas-table" });
+    var tr = el("tr");
+    ["#", "Machine", "Provider", "Tier", "$/hour", "Tokens/s (expected)", "Hours", "$ per job", "Price date"]
+      .forEach(function (h) { tr.appendChild(el("th", { scope: "col" }, h)); });
+    t.appendChild(el("thead")).appendChild(tr);
+    var body = el("tbody");
+    options.forEach(function (o) {
+      var r = el("tr");
+      var machine = el("td");
+      machine.appendChild(document.createTextNode(o.instance_gpus + " × "));
+      machine.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
+      [String(o.rank)].forEach(function (v) { r.appendChild(el("td", {}, v)); });
+      r.appendChild(machine);
+      r.appendChild(el("td", {}, o.provider));
+      r.appendChild(el("td", {}, o.pricing_tier));
+      r.appendChild(el("td", {}, money(o.usd_per_hour, 2)));
+      r.appendChild(el("td", {}, fmt(o.expected_tokens_per_s)));
+      r.appendChild(el("td", {}, fmt(o.job_hours * factor, 1)));
+      r.appendChild(el("td", {}, money(o.usd_per_job * factor, 0)));
+      r.appendChild(el("td", {}, dated(o)));
+      body.appendChild(r);
+    });
+    t.appendChild(body);
+    return t;
+  }
+
+  function loadTraining(modelId) {
+    if (!training[modelId]) {
+      training[modelId] = fetch(api + "training/" + modelId + ".json").then(function (r) {
+        if (!r.ok) return { columns: [], scenarios: {} };
+        return r.json();
+      });
+    }
+    return training[modelId];
+  }
+
+  function show(q, problems) {
+    errorBox.hidden = !problems.length;
+    errorBox.textContent = problems.join(" ");
+    if (problems.length) {
+      summary.textContent = "Change the highlighted value to see options.";
+      results.innerHTML = "";
+      return;
+    }
+    writeCli(q);
+    var m = currentModel();
+    var tier = q.tier ? q.tier + " prices" : "every pricing tier";
+    if (q.workload === "serve") {
+      var t0 = performance.now();
+      var options = model.plan(q);
+      results.dataset.ms = String(performance.now() - t0);
+      var target = (q.min_tokens_per_user !== null ? ", at least " + fmt(q.min_tokens_per_user, 1) + " tokens/s per user" : "") +
+        (q.max_ttft_s !== null ? ", first token within " + fmt(q.max_ttft_s, 2) + " s" : "");
+      summary.innerHTML = "";
+      summary.appendChild(el("strong", {}, m.name));
+      summary.appendChild(document.createTextNode(
+        ", serve, " + q.precision.toUpperCase() + " weights, " + q.kv_precision.toUpperCase() + " KV cache, " +
+        plural(q.users, "concurrent user", "concurrent users") + ", " + fmt(q.input_tokens) + " input and " +
+        fmt(q.output_tokens) + " output tokens per request, context " + fmt(q.context_tokens) + target + ", " +
+        index.engines[q.engine_family] + ", " + tier + ": " +
+        (options.length ? "the " + Math.min(SHOWN, options.length) + " cheapest of " +
+          plural(options.length, "option", "options") + "." : "no rentable machine of up to 8 GPUs holds it" +
+          (target ? " at that speed." : "."))));
+      results.innerHTML = "";
+      if (options.length) results.appendChild(serveTable(q, options));
+      return;
+    }
+    loadTraining(q.model_id).then(function (data) {
+      var key = q.workload + "|" + (q.tier || "any");
+      var rows = (data.scenarios[key] || []).map(function (r) {
+        var o = {};
+        data.columns.forEach(function (c, i) { o[c] = r[i]; });
+        return o;
+      });
+      var factor = q.tokens / (q.workload === "pretrain" ? (rows.length ? rows[0].job_tokens : q.tokens) : data.tokens);
+      summary.innerHTML = "";
+      summary.appendChild(el("strong", {}, m.name));
+      summary.appendChild(document.createTextNode(", " + index.workloads[q.workload] + ", " +
+        fmt(q.tokens / 1e9, 3) + " billion tokens, " + tier + ": " +
+        (rows.length ? "the " + rows.length + " cheapest options." : "no rentable machine holds it.")));
+      results.innerHTML = "";
+      if (rows.length) results.appendChild(trainingTable(rows, factor));
     });
   }
 
-  fetch(api + "index.json").then(function (r) { return r.json(); }).then(function (idx) {
-    index = idx;
-    var q = new URLSearchParams(location.search);
-    var d = idx["default"];
-    fill(form.model, idx.models.map(function (m) { return [m.model_id, m.name]; }));
-    fill(form.workload, Object.keys(idx.workloads).map(function (w) { return [w, idx.workloads[w]]; }));
-    fill(form.precision, idx.precisions.map(function (p) { return [p, p.toUpperCase()]; }));
-    fill(form.users, idx.users.map(function (u) { return [u, String(u)]; }));
-    fill(form.tier, idx.tiers.map(function (t) { return [t, t === "any" ? "any tier" : t]; }));
-    form.model.value = q.get("model") || d.model;
-    form.workload.value = q.get("workload") || d.workload;
-    form.precision.value = q.get("precision") || d.precision;
-    form.users.value = q.get("users") || String(d.users);
-    form.tier.value = q.get("tier") || d.tier;
-    if (q.get("tokens")) { form.tokens.value = q.get("tokens"); form.tokens.dataset.touched = "1"; }
+  function update(push) {
     syncControls();
-    form.context.value = q.get("context") || String(d.context);
-    if (!form.context.value) form.context.selectedIndex = form.context.options.length - 1;
-    form.tokens.addEventListener("input", function () { form.tokens.dataset.touched = "1"; });
-    form.addEventListener("change", update);
-    form.addEventListener("submit", function (e) { e.preventDefault(); update(); });
-    update();
+    var a = question();
+    if (push !== false) writeUrl();
+    show(a.q, a.problems);
+  }
+
+  Promise.all([
+    fetch(api + "index.json").then(function (r) { return r.json(); }),
+    fetch(api + "coefficients.json").then(function (r) { return r.json(); })
+  ]).then(function (loaded) {
+    index = loaded[0];
+    model = new window.AtlasPlannerModel.Model(loaded[1]);
+    fill(form.model, index.models.map(function (m) { return [m.model_id, m.name]; }));
+    fill(form.workload, Object.keys(index.workloads).map(function (k) { return [k, index.workloads[k]]; }));
+    fill(form.precision, index.precisions.map(function (p) { return [p, p.toUpperCase()]; }));
+    fill(form.kv, index.kv_precisions.map(function (p) { return [p, p.toUpperCase()]; }));
+    fill(form.engine, Object.keys(index.engines).map(function (k) { return [k, index.engines[k]]; }));
+    fill(form.tier, index.tiers.map(function (t) { return [t, t === "any" ? "any tier" : t]; }));
+    var d = index.defaults;
+    var start = { model: d.model, workload: d.workload, precision: d.precision, kv: d.kv_precision, users: d.users,
+                  input: d.input_tokens, output: d.output_tokens, context: d.context, engine: d.engine, tier: d.tier,
+                  min_user: "", max_ttft: "" };
+    var params = new URLSearchParams(location.search);
+    Object.keys(start).forEach(function (n) {
+      var v = params.has(n) ? params.get(n) : start[n];
+      if (v !== null && v !== undefined && form[n]) form[n].value = String(v);
+    });
+    if (params.has("tokens")) { form.tokens.value = params.get("tokens"); form.tokens.dataset.touched = "1"; }
+    form.addEventListener("input", function (e) {
+      if (e.target.name === "tokens") form.tokens.dataset.touched = "1";
+      update();
+    });
+    // selects report a choice by "change"; number fields already updated on "input" (their "change" on blur
+    // would redraw the table under the reader's click)
+    form.addEventListener("change", function (e) { if (e.target.tagName === "SELECT") update(); });
+    update(false);
+    document.body.dataset.plannerReady = "1";
+  }).catch(function (err) {
+    errorBox.hidden = false;
+    errorBox.textContent = "The Planner's data could not be loaded (" + err.message + "); the table below is the default question.";
   });
 })();

@@ -240,7 +240,7 @@ FAULTS = [
       "outside $0.02 to $10.00 per GPU-hour for a workstation GPU", "price_exceptions"]),
     ("price in cents", _price(PAPERSPACE, 8, "1.10", "110"), True,
      [PAPERSPACE, "row 8", "column 'usd_per_hour'", "(value: '110')", "for a workstation GPU", "price_exceptions"]),
-    ("a whole instance read as one GPU", _price(PRICES, 3, "3.99", "31.92"), True,
+    ("a whole instance read as one GPU", _price(PRICES, 3, "8,31.92", "1,31.92"), True,
      [PRICES, "row 3", "column 'usd_per_hour'", "(value: '31.92')", "x the median", "(on-demand, list) at",
       "other provider(s)", "price_exceptions"]),
     ("unterminated quote", _bytes(PRICES, _cut_inside_quote), True,

@@ -416,8 +416,11 @@ def test_three_china_market_providers_priced_in_cny_are_picked_apart(db):
     china = db.execute("""select count(*) from price_picks where pick = 'on-demand (China mainland)'
                           and usd_per_gpu_hour is not null""").fetchone()[0]
     assert china >= 5
-    from pipeline.plan import plan_options, scenario
-    options = plan_options(db, scenario("llama-3.1-8b", precision="bf16", tier=None))
+    import pandas as pd
+
+    from pipeline.plan import Question, max_contexts, plan_options, validate
+    q = validate(Question(model="llama-3.1-8b", precision="bf16", tier="any"), max_contexts(db))
+    options = plan_options(db, pd.DataFrame([q.scenario()]))
     assert len(options) and not set(options["provider"]) & set(cny)
 
 

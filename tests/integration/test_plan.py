@@ -1,72 +1,178 @@
-"""The Planner's query (pipeline/sql/plan/plan_options.sql) on the built database: options that fit, ranked by
-cost, GPU counts that are tensor-parallel degrees, and the memory a load needs growing with the users."""
+"""The Planner's query (pipeline/sql/plan/plan_options.sql) on the built database: any question in range
+answered with machines one can rent, speeds that never beat their bound, input and output tokens priced apart,
+a speed target that filters, and questions out of range refused with the valid range."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
-from pipeline.plan import plan, plan_options, scenario
+from pipeline.plan import PlanInputError, Question, plan, plan_options, validate, max_contexts
 
 pytestmark = pytest.mark.integration
 
-
-@pytest.fixture(scope="module")
-def con(db):
-    return db
-
-
-def test_serving_options_fit_and_are_ranked_by_cost(con):
-    opts = plan_options(con, scenario("llama-3.1-70b", "serve", "fp8", 32768, 16, tier="on-demand"))
-    assert len(opts) > 10
-    assert (opts.required_gb <= opts.capacity_gb + 1e-9).all()
-    assert set(opts.gpu_count) <= {1, 2, 4, 8}
-    assert set(opts.pricing_tier) == {"on-demand"}
-    assert list(opts["rank"]) == list(range(1, len(opts) + 1))
-    assert opts.usd_per_million_tokens.is_monotonic_increasing
-    assert (opts.expected_tokens_per_s <= opts.bound_tokens_per_s + 1e-9).all()
-    # the cost is the hourly price over the expected tokens
-    first = opts.iloc[0]
-    assert first.usd_per_million_tokens == pytest.approx(first.usd_per_hour / (first.expected_tokens_per_s * 3600) * 1e6)
-    # 70B at FP8 holds 70 GB of weights: never on one 80 GB GPU with 16 users at 32k
-    assert opts.required_gb.min() > 80
+ISSUE_QUESTION = ["--model", "llama-3.1-70b", "--precision", "fp8", "--context", "8192", "--users", "50",
+                  "--input-tokens", "2000", "--output-tokens", "500"]
+REQUIRED = ["gpu_count", "instance_gpus", "throughput_tokens_per_s_per_gpu", "expected_tokens_per_s_per_user",
+            "ttft_s", "usd_per_million_input_tokens", "usd_per_million_output_tokens"]
 
 
-def test_more_users_need_more_memory_and_give_more_tokens(con):
-    both = pd.concat([scenario("llama-3.1-8b", "serve", "bf16", 4096, u, tier=None) for u in (1, 64)])
-    opts = plan_options(con, both)
-    one = opts[opts.users == 1].set_index(["gpu_id", "gpu_count", "provider", "offering", "region", "pricing_tier"])
-    many = opts[opts.users == 64].set_index(["gpu_id", "gpu_count", "provider", "offering", "region", "pricing_tier"])
-    common = one.index.intersection(many.index)
-    assert len(common) > 5
-    assert (many.loc[common, "required_gb"] > one.loc[common, "required_gb"]).all()
-    assert (many.loc[common, "expected_tokens_per_s"] > one.loc[common, "expected_tokens_per_s"]).all()
+def cli(db, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GPU_ATLAS_DB": str(db)}
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", "plan", *args], env=env, capture_output=True,
+                          text=True)
 
 
-def test_training_cost_is_linear_in_the_tokens(con):
-    opts = plan_options(con, pd.concat([scenario("llama-3.1-8b", "lora", tokens=t, tier="on-demand") for t in (1e9, 3e9)]))
-    a = opts[opts.job_tokens == 1e9].iloc[0]
-    b = opts[opts.job_tokens == 3e9].iloc[0]
-    assert (a.gpu_id, a.provider) == (b.gpu_id, b.provider)
+def options(con, **kw) -> pd.DataFrame:
+    q = validate(Question(**kw), max_contexts(con))
+    return plan_options(con, pd.DataFrame([q.scenario()]))
+
+
+def test_the_issue_question_gets_ranked_rentable_options(built_site):
+    out = cli(built_site["db"], *ISSUE_QUESTION, "--json", "--limit", "50")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    opts = result["options"]
+    assert len(opts) >= 10
+    for o in opts:
+        for column in REQUIRED:
+            assert o[column] is not None and o[column] > 0, (column, o)
+        assert o["instance_gpus"] >= o["gpu_count"]
+        assert o["tensor_parallel"] * o["replicas"] == o["instance_gpus"]
+        assert o["expected_tokens_per_s"] <= o["bound_tokens_per_s"] * (1 + 1e-9)
+        assert o["expected_tokens_per_s_per_user"] <= o["bound_tokens_per_s_per_user"] * (1 + 1e-9)
+        assert o["ttft_s"] >= o["bound_ttft_s"]
+        # the blended price is the input and output prices weighted by the request's tokens
+        blended = (o["usd_per_million_input_tokens"] * 2000 + o["usd_per_million_output_tokens"] * 500) / 2500
+        assert o["usd_per_million_tokens"] == pytest.approx(blended, rel=1e-9)
+    costs = [o["usd_per_million_tokens"] for o in opts]
+    assert costs == sorted(costs)
+    # prefill is compute-bound and cheap per token, decode dear: input tokens cost less than output tokens
+    assert all(o["usd_per_million_input_tokens"] < o["usd_per_million_output_tokens"] for o in opts)
+
+
+def test_a_speed_target_removes_the_slower_options(built_site):
+    every = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--json", "--limit", "0").stdout)["options"]
+    fast = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--min-tokens-per-user", "30", "--json",
+                          "--limit", "0").stdout)["options"]
+    assert fast and len(fast) < len(every)
+    assert min(o["expected_tokens_per_s_per_user"] for o in fast) >= 30
+    assert any(o["expected_tokens_per_s_per_user"] < 30 for o in every)
+    quick = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--max-ttft", "0.2", "--json",
+                           "--limit", "0").stdout)["options"]
+    assert quick and all(o["ttft_s"] <= 0.2 for o in quick)
+
+
+def test_no_option_combines_listings_of_smaller_machines(db):
+    """Every option rents one machine exactly as an offer lists it: its provider, offering and GPU count."""
+    opts = pd.concat([options(db, model=m, precision=p, users=u, input_tokens=2000, output_tokens=500,
+                              tier="any")
+                      for m, p, u in [("llama-3.1-70b", "fp8", 50), ("llama-3.1-405b", "fp8", 8),
+                                      ("llama-3.1-8b", "bf16", 1), ("mixtral-8x22b", "bf16", 16)]])
+    assert len(opts) > 50
+    offers = db.execute("select provider, offering, gpu_id, gpu_count from price_offers").df()
+    listed = set(offers.itertuples(index=False, name=None))
+    rented = set(opts[["provider", "offering", "gpu_id", "instance_gpus"]].itertuples(index=False, name=None))
+    assert rented <= listed
+    # a marketplace's median is of single machines: never more GPUs than its listings have
+    marketplace = opts[opts.statistic != "list"].merge(offers, on=["provider", "offering", "gpu_id"])
+    assert (marketplace.instance_gpus == marketplace.gpu_count_y).all()
+    # 405B at FP8 needs more than one 80 GB GPU: it only runs on machines that hold it whole
+    big = opts[opts.model_id == "llama-3.1-405b"]
+    assert (big.required_gb > 405).all() and (big.instance_gpus > 1).all()
+
+
+def test_any_context_and_load_in_range_is_answered(db):
+    """The grid is gone: 8k context and one user, or 50 users, both have options (one H200 or 2 x H100 hold
+    70B at FP8)."""
+    for users in (1, 50):
+        opts = options(db, model="llama-3.1-70b", precision="fp8", users=users, context=8192, input_tokens=2000,
+                       output_tokens=500)
+        assert len(opts), users
+        gpus = set(opts.gpu_id)
+        assert "nvidia-h200-sxm-141gb" in gpus or "nvidia-h100-sxm-80gb" in gpus
+
+
+def test_more_users_share_a_machine_more_slowly(db):
+    few = options(db, model="llama-3.1-8b", precision="bf16", users=4, tier="any")
+    many = options(db, model="llama-3.1-8b", precision="bf16", users=256, tier="any")
+    key = ["machine_id", "gpu_id", "tensor_parallel"]
+    both = few.merge(many, on=key, suffixes=("_few", "_many"))
+    assert len(both) > 5
+    assert (both.throughput_tokens_per_s_per_gpu_many > both.throughput_tokens_per_s_per_gpu_few).all()
+    assert (both.expected_tokens_per_s_per_user_many < both.expected_tokens_per_s_per_user_few).all()
+    assert (both.required_gb_many > both.required_gb_few).all()
+
+
+def test_fp8_kv_cache_needs_half_the_cache_memory(db):
+    bf16 = options(db, model="llama-3.1-70b", precision="fp8", users=64, kv_precision="bf16", context=32768,
+                   input_tokens=16000, output_tokens=1000, tier="any")
+    fp8 = options(db, model="llama-3.1-70b", precision="fp8", users=64, kv_precision="fp8", context=32768,
+                  input_tokens=16000, output_tokens=1000, tier="any")
+    both = bf16.merge(fp8, on=["machine_id", "gpu_id", "tensor_parallel"], suffixes=("_bf16", "_fp8"))
+    assert len(both) and (both.required_gb_fp8 < both.required_gb_bf16).all()
+    assert len(fp8) >= len(bf16)
+
+
+def test_training_cost_is_linear_in_the_tokens(db):
+    a = options(db, model="llama-3.1-8b", workload="lora", tokens=1e9).iloc[0]
+    b = options(db, model="llama-3.1-8b", workload="lora", tokens=3e9).iloc[0]
+    assert (a.gpu_id, a.provider, a.instance_gpus) == (b.gpu_id, b.provider, b.instance_gpus)
     assert b.usd_per_job == pytest.approx(3 * a.usd_per_job)
 
 
-def test_plan_json_matches_the_site_data(built_site):
-    """`gpu-atlas plan` and the Planner's file give the same first option for the default scenario."""
-    result = plan(built_site["db"], "llama-3.1-70b", "serve", "fp8", 32768, 16, tier="on-demand", limit=1)
-    data = json.loads((built_site["site"] / "api" / "v1" / "plan" / "llama-3.1-70b.json").read_text())
-    row = dict(zip(data["columns"], data["scenarios"]["serve|fp8|32768|16|on-demand"][0]))
+@pytest.mark.parametrize("args, option", [
+    (["--users", "0"], "--users"),
+    (["--users", "5000"], "--users"),
+    (["--input-tokens", "9000", "--context", "8192"], "--input-tokens"),
+    (["--context", "200000"], "--context"),
+    (["--min-tokens-per-user", "-3"], "--min-tokens-per-user"),
+    (["--precision", "fp3"], "--precision"),
+    (["--kv-precision", "int2"], "--kv-precision"),
+    (["--tier", "cheap"], "--tier"),
+    (["--engine", "ollama"], "--engine"),
+])
+def test_out_of_range_is_refused_with_the_valid_range(built_site, args, option):
+    base = ["--model", "llama-3.1-70b"]
+    out = cli(built_site["db"], *base, *args)
+    assert out.returncode == 2, out.stdout
+    assert option in out.stderr
+    assert "must be" in out.stderr or "must fit" in out.stderr
+
+
+def test_unknown_model_is_refused(built_site):
+    out = cli(built_site["db"], "--model", "gpt-7")
+    assert out.returncode == 2 and "--model" in out.stderr and "llama-3.1-70b" in out.stderr
+
+
+def test_validate_fills_the_context(db):
+    q = validate(Question(model="llama-3.1-8b", input_tokens=9000, output_tokens=1000), max_contexts(db))
+    assert q.context == 10000
+    with pytest.raises(PlanInputError) as err:
+        validate(Question(model="llama-2-7b", input_tokens=9000, output_tokens=1000), max_contexts(db))
+    assert err.value.option == "--input-tokens" and "4,096" in str(err.value)
+
+
+def test_plan_json_matches_the_site_default(built_site):
+    """The Planner page's static table is the SQL's answer to its default question."""
+    from pipeline.plan import DEFAULTS
+
+    result = plan(built_site["db"], Question(**{k: v for k, v in DEFAULTS.items()
+                                                if k in Question.__dataclass_fields__}), limit=1)
+    page = (built_site["site"] / "planner" / "index.html").read_text()
     best = result["options"][0]
-    assert (row["gpu_id"], row["gpu_count"], row["provider"], row["offering"]) == (
-        best["gpu_id"], best["gpu_count"], best["provider"], best["offering"])
-    assert row["usd_per_million_tokens"] == pytest.approx(best["usd_per_million_tokens"], rel=1e-3)
+    assert best["gpu_name"] in page and f"${best['usd_per_million_tokens']:,.3f}" in page
 
 
 def test_machine_readable_files_are_versioned(built_site):
     api = built_site["site"] / "api" / "v1"
-    for name in ("gpus.json", "offers.json", "estimates.json", "fits.json"):
+    for name in ("gpus.json", "offers.json", "estimates.json", "fits.json", "plan/index.json",
+                 "plan/coefficients.json"):
         doc = json.loads((api / name).read_text())
         assert doc["schema_version"] == 1, name
     gpus = json.loads((api / "gpus.json").read_text())["gpus"]

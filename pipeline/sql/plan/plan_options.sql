@@ -1,174 +1,217 @@
--- Planner: ranked deployment options (GPU x count x provider x tier) for each row of `plan_scenarios`
--- (model_id, workload, precision, context_tokens, users, tokens, tier:
--- a pricing tier, or NULL for every tier). Reads only the public views
--- (vram_fit, gpus, models, price_offers, parameters), so it follows the estimates and prices as they change.
+-- Planner: ranked deployment options for each row of `plan_scenarios` (model_id, workload, precision,
+-- kv_precision, context_tokens, users, input_tokens, output_tokens, tokens, tier, engine_family,
+-- min_tokens_per_user, max_ttft_s; a NULL tier means every tier). Reads only public views (serving_models,
+-- serving_gpus, rentable_machines, serving_calibration, vram_fit, gpus, models, parameters); the page
+-- evaluates the same formulas from the same views' rows (site/javascripts/planner-model.js).
 --
--- workload 'serve': `users` sequences decode at once at `context_tokens`, weights in `precision`, KV cache BF16.
---   Memory per GPU of a d-GPU deployment = overhead + (weights + users x the KV cache of one sequence x its
---   replication) / d, from vram_fit's batch-1 rows; d a valid tensor-parallel degree (vram_fit's
---   valid_degree: 1, 2, 4, 8 dividing the heads); the smallest d that holds it.
---   Bound and expectation as in inference_estimates: one step reads the weights but the input embeddings
---   (model_weights), the experts `users` tokens touch, every KV cache; bound at 100% of bandwidth and dense
---   compute; expected with the calibration line of the GPU's architecture (decode_calibration) and the
---   prefill utilisation, plus two all-reduces per layer across tensor-parallel GPUs.
---   $ per million tokens = $/hour / (expected tokens/s x 3600) x 10^6; options ranked by it.
--- workload 'full' | 'lora' | 'qlora' | 'pretrain': fine-tune or pre-train on `tokens` tokens at the training
---   context; fit from vram_fit (full and pretrain: selective recomputation, LoRA/QLoRA: full recomputation);
---   tokens/s = GPUs x dense 16-bit TFLOPS x MFU / (6 x active params: a full fine-tune's 6N, or LoRA's 4N plus
---   the 2N of the repeated forward pass); $ per job = hours x $/hour.
--- An offer for one GPU is priced per GPU (n GPUs cost n times its price); an offer for a whole instance of
--- g > 1 GPUs is used whole (g GPUs, its instance price) when it holds the requirement.
+-- workload 'serve': every machine one can rent (rentable_machines: one host of instance_gpus GPUs), split
+--   into replicas of d GPUs (tensor parallel: d in 1, 2, 4, 8, dividing the attention heads and the machine's
+--   GPUs; no more replicas than users); the users are shared evenly by the replicas.
+--   Memory per GPU: weights + a cache reserved for max(each user's input + output tokens, one sequence at the
+--   full context) + the runtime overhead (serve_per_gpu_gb). Speeds from the serving model
+--   (pipeline/sql/macros/serving.sql) with the engine family's calibrated efficiencies (serving_calibration);
+--   the bound at 100% of peak. Of a machine's fitting splits that meet the targets, the one with the most
+--   throughput. The machine's hour is split between input and output tokens by the time each takes:
+--   prefill's share of the hour buys the input tokens, decode's the output tokens. Ranked by $ per million
+--   tokens at the stated input:output ratio (equivalently, $ per request).
+-- workload 'full' | 'lora' | 'qlora' | 'pretrain': fine-tune or pre-train on `tokens` tokens on one machine,
+--   every GPU of it sharding the model (vram_fit at the machine's GPU count: full and pretrain with selective
+--   recomputation, LoRA/QLoRA with full recomputation); tokens/s = GPUs x dense 16-bit TFLOPS x training_mfu /
+--   (6 x active params); $ per job = hours x the machine's $/hour.
 with sc as (select *, row_number() over () as scenario_id from plan_scenarios),
 
 p as (
     select
-        max(try_cast(value as double)) filter (where name = 'prefill_mfu') as prefill_mfu,
         max(try_cast(value as double)) filter (where name = 'training_mfu') as training_mfu,
         max(try_cast(value as double)) filter (where name = 'pretrain_tokens_per_param') as pretrain_tokens_per_param,
         max(try_cast(value as double)) filter (where name = 'runtime_overhead_gb') as fixed_gb,
-        1 + max(try_cast(value as double)) filter (where name = 'runtime_overhead_fraction') as grow,
-        max(try_cast(value as double)) filter (where name = 'allreduce_latency_us_nvlink') as allreduce_us_link,
-        max(try_cast(value as double)) filter (where name = 'allreduce_latency_us_pcie') as allreduce_us_pcie
+        max(try_cast(value as double)) filter (where name = 'runtime_overhead_fraction') as overhead_fraction,
+        max(try_cast(value as double)) filter (where name = 'bytes_bf16') as bytes_bf16,
+        max(try_cast(value as double)) filter (where name = 'bytes_fp8') as bytes_fp8
     from parameters
 ),
 
+degrees as (select unnest([1, 2, 4, 8]) as d),
+
+serve_cases as (
+    select
+        s.scenario_id, s.model_id, s.workload, s.precision, s.kv_precision, s.context_tokens, s.users,
+        s.input_tokens, s.output_tokens, s.tokens, s.tier, s.engine_family, s.min_tokens_per_user, s.max_ttft_s,
+        mo.name as model_name, mo.layers, mo.active_params_b, mo.weights_gb, mo.dense_read_gb, mo.expert_gb,
+        mo.moe_layers, mo.num_experts, mo.experts_per_token, mo.kv_values_per_token_full,
+        mo.kv_values_per_token_window, mo.sliding_window, mo.mla, mo.kv_heads,
+        m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
+        m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
+        g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
+        case when s.precision = 'fp8' and g.fp8_compute_tflops is not null then g.fp8_compute_tflops
+             else g.bf16_compute_tflops end as compute_tflops,
+        case when s.precision = 'fp8' and g.fp8_compute_tflops is not null then 'fp8 (W8A8)'
+             when s.precision in ('fp8', 'int8', 'int4') then 'weight-only, 16-bit compute'
+             else '16-bit' end as compute_mode,
+        c.decode_efficiency, c.prefill_efficiency,
+        case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
+        p.fixed_gb, p.overhead_fraction,
+        dg.d,
+        m.instance_gpus // dg.d as replicas,
+        s.users / (m.instance_gpus // dg.d) as u
+    from sc as s
+    join serving_models as mo on mo.model_id = s.model_id and mo.format = s.precision
+    join rentable_machines as m on (s.tier is null or m.pricing_tier = s.tier)
+    join serving_gpus as g on g.gpu_id = m.gpu_id
+    join serving_calibration as c on c.engine_family = s.engine_family
+    cross join degrees as dg
+    cross join p
+    where s.workload = 'serve'
+        and m.instance_gpus % dg.d = 0 and mo.attention_heads % dg.d = 0
+        and m.instance_gpus // dg.d <= s.users
+        and (s.engine_family <> 'tensorrt-llm' or g.vendor = 'nvidia')
+),
+
 serve_memory as (
-    select model_id, gpu_id, precision, context_tokens, gpu_count, usable_gb_per_gpu, valid_degree, kv_replication,
-           weights_gb, kv_cache_gb as kv_gb_per_sequence
-    from vram_fit
-    where workload = 'inference' and kv_precision = 'bf16' and batch_size = 1
-        and (model_id, precision, context_tokens) in (
-            select (model_id, precision, context_tokens) from sc where workload = 'serve')
+    select
+        *,
+        serve_kv_replication(mla, kv_heads, d) as replication,
+        greatest(ceil(u) * serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes,
+                                       input_tokens + output_tokens),
+                 serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes,
+                             context_tokens)) as kv_reserved_gb,
+        serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes,
+                    input_tokens + output_tokens / 2) as kv_mean_gb
+    from serve_cases
 ),
 
 serve_fit as (
     select
-        s.scenario_id, s.tier, s.model_id, s.workload, s.precision, s.context_tokens, s.users, s.tokens,
-        m.gpu_id, m.gpu_count, m.usable_gb_per_gpu, m.weights_gb, m.kv_gb_per_sequence, m.kv_replication,
-        m.valid_degree,
-        m.gpu_count * (p.fixed_gb + p.grow * (m.weights_gb + s.users * m.kv_gb_per_sequence * m.kv_replication)
-                       / m.gpu_count) as required_gb
-    from sc as s
-    join serve_memory as m using (model_id, precision, context_tokens)
-    cross join p
-    where s.workload = 'serve'
+        *,
+        serve_per_gpu_gb(weights_gb, kv_reserved_gb, replication, d, fixed_gb, overhead_fraction) as per_gpu_required_gb,
+        serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u, kv_mean_gb,
+                           replication) as read_gb,
+        case when d > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
+    from serve_memory
 ),
 
-train_fit as (
+serve_timed as (
     select
-        s.scenario_id, s.tier, s.model_id, s.workload, f.precision, f.context_tokens, s.users, s.tokens,
-        f.gpu_id, f.gpu_count, f.usable_gb_per_gpu, f.weights_gb, null::double as kv_gb_per_sequence,
-        1.0 as kv_replication, f.valid_degree,
-        f.per_gpu_required_gb * f.gpu_count as required_gb
+        *,
+        serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops,
+                     decode_efficiency, prefill_efficiency) + comm_s as step_s,
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, prefill_efficiency) as prefill_s,
+        serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1) as bound_prefill_s,
+        serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
+                              memory_bandwidth_gbs, read_gb) as bound_request_s
+    from serve_fit
+    where per_gpu_required_gb <= usable_gb_per_gpu
+),
+
+serve_speeds as (
+    select
+        *,
+        -- output tokens per second of the whole machine (all replicas): expected (never above the bound), bound
+        least(replicas * output_tokens * serve_requests_per_s(u, output_tokens, step_s, prefill_s),
+              replicas * output_tokens / bound_request_s) as throughput_tokens_per_s,
+        replicas * output_tokens / bound_request_s as bound_throughput_tokens_per_s,
+        least(serve_user_tokens_per_s(u, output_tokens, step_s, prefill_s), 1 / bound_step_s)
+            as expected_tokens_per_s_per_user,
+        1 / bound_step_s as bound_tokens_per_s_per_user,
+        prefill_s + step_s as ttft_s,
+        bound_prefill_s as bound_ttft_s,
+        -- the share of the machine's time spent prefilling (the rest decodes)
+        least(1.0, serve_requests_per_s(u, output_tokens, step_s, prefill_s) * prefill_s) as prefill_share
+    from serve_timed
+),
+
+serve_best as (
+    select
+        *,
+        row_number() over (partition by scenario_id, machine_id
+                           order by throughput_tokens_per_s desc, d) as split_rank
+    from serve_speeds
+    where (min_tokens_per_user is null or expected_tokens_per_s_per_user >= min_tokens_per_user)
+        and (max_ttft_s is null or ttft_s <= max_ttft_s)
+),
+
+serve as (
+    select
+        scenario_id, model_id, model_name, workload, precision, kv_precision, context_tokens, users, input_tokens,
+        output_tokens, tokens, tier, engine_family, min_tokens_per_user, max_ttft_s,
+        gpu_id, gpu_name, instance_gpus as gpu_count, instance_gpus, d as tensor_parallel, replicas,
+        u as users_per_replica, machine_id, provider, offering, pricing_tier, statistic, price_kind, region,
+        observed_on, observed_date_known, usd_per_hour, usd_per_gpu_hour, compute_mode,
+        per_gpu_required_gb * instance_gpus as required_gb,
+        usable_gb_per_gpu * instance_gpus as capacity_gb,
+        throughput_tokens_per_s / instance_gpus as throughput_tokens_per_s_per_gpu,
+        bound_throughput_tokens_per_s / instance_gpus as bound_throughput_tokens_per_s_per_gpu,
+        throughput_tokens_per_s as expected_tokens_per_s,
+        bound_throughput_tokens_per_s as bound_tokens_per_s,
+        expected_tokens_per_s_per_user, bound_tokens_per_s_per_user, ttft_s, bound_ttft_s,
+        prefill_share,
+        throughput_tokens_per_s * input_tokens / output_tokens as input_tokens_per_s,
+        usd_per_hour * prefill_share / (throughput_tokens_per_s * input_tokens / output_tokens * 3600) * 1e6
+            as usd_per_million_input_tokens,
+        usd_per_hour * (1 - prefill_share) / (throughput_tokens_per_s * 3600) * 1e6 as usd_per_million_output_tokens,
+        usd_per_hour / (throughput_tokens_per_s * (input_tokens + output_tokens) / output_tokens * 3600) * 1e6
+            as usd_per_million_tokens,
+        case when prefill_share > 0.5 then 'prefill (compute)'
+             when read_gb / (d * memory_bandwidth_gbs * decode_efficiency)
+                  >= u * 2 * active_params_b * 1e9 / (d * compute_tflops * 1e12 * prefill_efficiency)
+             then 'decode (memory bandwidth)' else 'decode (compute)' end as limited_by,
+        null::double as job_tokens, null::double as job_hours, null::double as usd_per_job
+    from serve_best
+    where split_rank = 1
+),
+
+train as (
+    select
+        s.scenario_id, s.model_id, mo.name as model_name, s.workload, f.precision, null::varchar as kv_precision,
+        f.context_tokens, 1 as users, null::double as input_tokens, null::double as output_tokens, s.tokens, s.tier,
+        null::varchar as engine_family, null::double as min_tokens_per_user, null::double as max_ttft_s,
+        m.gpu_id, g.name as gpu_name, m.instance_gpus as gpu_count, m.instance_gpus, null::integer as tensor_parallel,
+        1 as replicas, null::double as users_per_replica, m.machine_id, m.provider, m.offering, m.pricing_tier,
+        m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known, m.usd_per_hour, m.usd_per_gpu_hour,
+        '16-bit' as compute_mode,
+        f.per_gpu_required_gb * m.instance_gpus as required_gb,
+        f.usable_gb_per_gpu * m.instance_gpus as capacity_gb,
+        m.instance_gpus * g.bf16_compute_tflops * 1e12 * p.training_mfu / (6 * mo.active_params_b * 1e9)
+            / m.instance_gpus as throughput_tokens_per_s_per_gpu,
+        m.instance_gpus * g.bf16_compute_tflops * 1e12 / (6 * mo.active_params_b * 1e9) / m.instance_gpus
+            as bound_throughput_tokens_per_s_per_gpu,
+        m.instance_gpus * g.bf16_compute_tflops * 1e12 * p.training_mfu / (6 * mo.active_params_b * 1e9)
+            as expected_tokens_per_s,
+        m.instance_gpus * g.bf16_compute_tflops * 1e12 / (6 * mo.active_params_b * 1e9) as bound_tokens_per_s,
+        null::double as expected_tokens_per_s_per_user, null::double as bound_tokens_per_s_per_user,
+        null::double as ttft_s, null::double as bound_ttft_s, null::double as prefill_share,
+        null::double as input_tokens_per_s, null::double as usd_per_million_input_tokens,
+        null::double as usd_per_million_output_tokens, null::double as usd_per_million_tokens,
+        'compute' as limited_by,
+        coalesce(s.tokens, case when s.workload = 'pretrain' then p.pretrain_tokens_per_param * mo.params_b * 1e9 end)
+            as job_tokens
     from sc as s
+    join models as mo using (model_id)
     join vram_fit as f
         on f.model_id = s.model_id and f.workload = 'training'
         and f.method = case s.workload when 'pretrain' then 'full' else s.workload end
         and f.recompute = case when s.workload in ('full', 'pretrain') then 'selective' else 'full' end
-    where s.workload in ('full', 'lora', 'qlora', 'pretrain')
-),
-
-fits as (
-    select *, gpu_count * usable_gb_per_gpu as capacity_gb,
-        -- the smallest GPU count (tensor-parallel degree) that holds the requirement
-        min(gpu_count) filter (where valid_degree and required_gb <= gpu_count * usable_gb_per_gpu)
-            over (partition by scenario_id, gpu_id) as min_gpus
-    from (select * from serve_fit union all by name select * from train_fit)
-),
-
-deployments as (
-    select
-        f.*,
-        o.provider, o.offering, o.gpu_count as instance_gpus, o.pricing_tier, o.statistic, o.region,
-        o.observed_on, o.observed_date_known, o.comparable_usd_per_gpu_hour as usd_per_gpu_hour,
-        -- the price that compares (GPU-only prices carry their host), for the GPUs the deployment uses
-        case when o.gpu_count = 1 then f.gpu_count * o.comparable_usd_per_gpu_hour
-             else o.gpu_count * o.comparable_usd_per_gpu_hour end as usd_per_hour
-    from fits as f
-    join price_offers as o on o.gpu_id = f.gpu_id
-    where o.statistic <> 'minimum'  -- a single lowest listing is not a price one can plan on
-        -- the rules of price_picks: fresh, comparable, a median only over enough listings
-        and not o.stale and o.comparable and o.comparable_usd_per_gpu_hour is not null
-        and o.market = 'global'  -- offers open to anyone; mainland-China offers have their own picks
-        and (o.statistic <> 'median'
-             or o.sample_size >= (select try_cast(value as double) from parameters where name = 'marketplace_min_sample'))
-        and (f.tier is null or o.pricing_tier = f.tier)
-        and f.required_gb <= f.capacity_gb and f.valid_degree
-        and ((o.gpu_count = 1 and f.gpu_count = f.min_gpus) or (o.gpu_count > 1 and f.gpu_count = o.gpu_count))
-),
-
-speeds as (
-    select
-        d.*,
-        g.name as gpu_name,
-        mo.name as model_name,
-        mo.params_b,
-        mo.active_params_b,
-        mo.layers,
-        g.memory_bandwidth_gbs,
-        c.slope,
-        c.overhead_us_per_layer,
-        coalesce(case when d.precision = 'fp8' then g.fp8_tflops end, g.bf16_tflops, g.fp16_tflops) as compute_tflops,
-        -- seconds per serving step: every weight but the input embeddings, the experts `users` tokens touch, the caches
-        (w.dense_read_gb
-         + case when mo.is_moe then mo.moe_layers * mo.num_experts
-               * (1 - pow(1 - mo.experts_per_token / mo.num_experts, d.users)) * w.expert_gb else 0 end
-         + d.users * coalesce(d.kv_gb_per_sequence, 0) * d.kv_replication)
-            / (d.gpu_count * g.memory_bandwidth_gbs) as step_memory_s,
-        d.users * (case when d.workload = 'serve' then 2 else 6 end) * mo.active_params_b * 1e9
-            / (d.gpu_count * coalesce(case when d.precision = 'fp8' then g.fp8_tflops end, g.bf16_tflops, g.fp16_tflops)
-               * 1e12) as step_compute_s,
-        case when d.gpu_count > 1 then 2 * mo.layers
-             * case when g.interconnect_gbs is not null then p.allreduce_us_link else p.allreduce_us_pcie end / 1e6
-             else 0 end as step_comm_s
-    from deployments as d
-    join gpus as g using (gpu_id)
-    join models as mo using (model_id)
-    join model_weights as w on w.model_id = d.model_id and w.format = d.precision
-    left join decode_calibration as c on c.architecture = g.architecture
+    join rentable_machines as m on m.gpu_id = f.gpu_id and m.instance_gpus = f.gpu_count
+        and (s.tier is null or m.pricing_tier = s.tier)
+    join serving_gpus as g on g.gpu_id = m.gpu_id
     cross join p
-    where g.memory_bandwidth_gbs is not null
+    where s.workload in ('full', 'lora', 'qlora', 'pretrain') and f.fits
 ),
 
-estimates as (
-    select
-        s.*,
-        case when s.workload = 'serve' then s.users / greatest(s.step_memory_s, s.step_compute_s)
-             else 1 / s.step_compute_s end as bound_tokens_per_s,
-        case when s.workload = 'serve'
-             then s.users / (greatest(s.step_memory_s, s.step_memory_s * s.slope + s.layers * s.overhead_us_per_layer / 1e6,
-                                      s.step_compute_s / p.prefill_mfu) + s.step_comm_s)
-             else p.training_mfu / s.step_compute_s end as expected_tokens_per_s,
-        case when s.workload <> 'serve' then 'compute'
-             when greatest(s.step_memory_s, s.step_memory_s * s.slope + s.layers * s.overhead_us_per_layer / 1e6)
-                  >= s.step_compute_s / p.prefill_mfu
-             then 'memory bandwidth' else 'compute' end as limited_by,
-        coalesce(s.tokens, case when s.workload = 'pretrain' then p.pretrain_tokens_per_param * s.params_b * 1e9 end)
-            as job_tokens
-    from speeds as s, p
-    where s.step_compute_s is not null
-),
-
-costed as (
-    select
-        *,
-        case when workload = 'serve' then usd_per_hour / (expected_tokens_per_s * 3600) * 1e6 end as usd_per_million_tokens,
-        case when workload <> 'serve' then job_tokens / expected_tokens_per_s / 3600 end as job_hours,
-        case when workload <> 'serve' then job_tokens / expected_tokens_per_s / 3600 * usd_per_hour end as usd_per_job
-    from estimates
+options as (
+    select * from serve
+    union all by name
+    select *, job_tokens / expected_tokens_per_s / 3600 as job_hours,
+           job_tokens / expected_tokens_per_s / 3600 * usd_per_hour as usd_per_job
+    from train
 )
 
 select
-    scenario_id, model_id, model_name, workload, precision, context_tokens, users, job_tokens, tier,
+    * exclude (scenario_id), scenario_id,
     row_number() over scenario as rank,
-    gpu_id, gpu_name, gpu_count, provider, offering, instance_gpus, pricing_tier, statistic, region,
-    usd_per_gpu_hour, usd_per_hour,
-    required_gb, capacity_gb, capacity_gb - required_gb as headroom_gb,
+    capacity_gb - required_gb as headroom_gb,
     (capacity_gb - required_gb) / capacity_gb as headroom_fraction,
-    bound_tokens_per_s, expected_tokens_per_s,
-    expected_tokens_per_s / users as expected_tokens_per_s_per_user,
-    limited_by, usd_per_million_tokens, job_hours, usd_per_job,
-    observed_on, observed_date_known,
     case when row_number() over scenario = 1
          then (case when workload = 'serve' then 'lowest $ per million tokens' else 'lowest $ per job' end)
          when coalesce(usd_per_million_tokens, usd_per_job)
@@ -178,13 +221,11 @@ select
                      100 * (coalesce(usd_per_million_tokens, usd_per_job)
                             / first_value(coalesce(usd_per_million_tokens, usd_per_job)) over scenario - 1),
                      case when workload = 'serve' then 'per million tokens' else 'per job' end)
-    end
-    || printf('; %d x %s hold %.0f of %.0f GB; %s-bound', gpu_count, gpu_name, required_gb, capacity_gb, limited_by)
-        as why
-from costed
+    end as why
+from options
 window scenario as (
     partition by scenario_id
-    order by coalesce(usd_per_million_tokens, usd_per_job), usd_per_hour, capacity_gb - required_gb desc, observed_on desc,
-             provider, offering, pricing_tier, region, gpu_id
+    order by coalesce(usd_per_million_tokens, usd_per_job), usd_per_hour, capacity_gb - required_gb desc,
+             observed_on desc, provider, offering, pricing_tier, region, gpu_id, tensor_parallel
 )
 order by scenario_id, rank

@@ -1,0 +1,55 @@
+-- The serving model, one formula for every caller: the Planner (pipeline/sql/plan/plan_options.sql),
+-- the serving measurement bounds and calibration (out_serving_bounds, out_serving_calibration). The page
+-- evaluates the same formulas in site/javascripts/planner-model.js; a test compares the two.
+-- A replica of d GPUs (tensor parallel) serves u concurrent users, each sending its next request as soon
+-- as the last is answered (continuous batching). A request prefills input_tokens (compute-bound) and
+-- decodes output_tokens, one per step, in steps shared by the u sequences (bandwidth-bound).
+-- GB = 10^9 bytes; bandwidth in GB/s; compute in dense TFLOPS; efficiencies are shares of peak (1 = the bound).
+
+-- KV cache of one sequence of `tokens` tokens, GB: full-attention layers keep every token, sliding-window
+-- layers at most their window
+create or replace macro serve_kv_gb(full_values, window_values, sliding_window, kv_bytes, tokens) as
+    kv_bytes * (full_values::double * tokens + window_values::double * least(tokens, coalesce(sliding_window, tokens))) / 1e9;
+
+-- how much of one sequence's cache a d-way group holds, in copies: KV heads fewer than d are replicated,
+-- MLA's single latent on every GPU
+create or replace macro serve_kv_replication(mla, kv_heads, d) as
+    case when mla then d else ceil(kv_heads / d) * d / kv_heads end;
+
+-- GB one decode step of u sequences reads: weights but the input embeddings, the distinct routed experts
+-- u tokens touch (1 - (1 - k/E)^u of each MoE layer's E experts), and u caches at the mean context
+create or replace macro serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token,
+                                           u, kv_seq_gb, replication) as
+    dense_read_gb + moe_layers * num_experts * (1 - pow(1 - experts_per_token / num_experts, u)) * expert_gb
+    + u * kv_seq_gb * replication;
+
+-- seconds of one decode step: its reads at e_bw of peak bandwidth or its compute (2 FLOPs per active
+-- parameter per sequence) at e_fl of dense peak, whichever is longer
+create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_gbs, tflops, e_bw, e_fl) as
+    greatest(read_gb / (d * bandwidth_gbs * e_bw), u * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl));
+
+-- seconds of one request's prefill: 2 FLOPs per active parameter per input token at e_fl of dense peak
+create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops, e_fl) as
+    input_tokens * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl);
+
+-- requests per second of a replica: each request takes output_tokens decode steps shared by u sequences and
+-- one prefill during which the others wait: u / (output_tokens x step + u x prefill)
+create or replace macro serve_requests_per_s(u, output_tokens, step_s, prefill_s) as
+    u / (output_tokens * step_s + u * prefill_s);
+
+-- output tokens per second one user sees while its answer is generated (the other users' prefills pause it)
+create or replace macro serve_user_tokens_per_s(u, output_tokens, step_s, prefill_s) as
+    output_tokens / (output_tokens * step_s + greatest(u - 1, 0) * prefill_s);
+
+-- the bound: GPU seconds one request needs at 100% of peak, however the engine schedules it: the larger of
+-- its compute (2 FLOPs per active parameter per input and output token) and its share of the decode reads
+-- (each step's reads shared by the u sequences in it, one step per output token)
+create or replace macro serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, tflops,
+                                              bandwidth_gbs, read_gb) as
+    greatest((input_tokens + output_tokens) * 2 * active_params_b * 1e9 / (d * tflops * 1e12),
+             output_tokens * read_gb / (u * d * bandwidth_gbs));
+
+-- GB per GPU a replica needs: weights and the reserved cache split over d GPUs (cache copies included),
+-- plus the runtime overhead (fixed per GPU, and proportional)
+create or replace macro serve_per_gpu_gb(weights_gb, kv_reserved_gb, replication, d, fixed_gb, overhead_fraction) as
+    fixed_gb + (1 + overhead_fraction) * (weights_gb + kv_reserved_gb * replication) / d;

@@ -1,0 +1,81 @@
+-- Every published serving measurement beside the bound GPU Atlas computes for the same model, weight format,
+-- GPU and deployment with the serving model (pipeline/sql/macros/serving.sql), and the inputs its
+-- expectation needs. The bound is at 100% of peak bandwidth and dense compute, whatever the engine does:
+-- - throughput: output tokens per second per GPU <= output_tokens / (GPU seconds per request) / GPUs, at the
+--   stated concurrency, or, for 'maximum throughput' and MLPerf's server scenario, at as many sequences as
+--   the whole memory holds beside the weights (more sequences only raise the bound);
+-- - per user: no faster than one decode step of the concurrent sequences' reads;
+-- - time to first token: no shorter than the prefill at full compute.
+-- A cache format the publication does not state is taken as FP8 for the bound (the smaller cache) and, for
+-- the expectation, as FP8 with FP8 weights, else BF16. Speculative decoding can beat any such bound: those
+-- figures are shown, never checked or calibrated on.
+with m as (
+    select
+        x.*,
+        s.layers, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
+        s.moe_layers, s.num_experts, s.experts_per_token,
+        s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window,
+        g.name as gpu_name, g.architecture, g.memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
+        g.allreduce_us,
+        case when x.format = 'fp8' and g.fp8_compute_tflops is not null then g.fp8_compute_tflops
+             else g.bf16_compute_tflops end as compute_tflops,
+        case when x.kv_format = 'bf16' then param('bytes_bf16') else param('bytes_fp8') end as kv_bytes_bound,
+        case coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end)
+             when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected,
+        x.input_tokens + x.output_tokens / 2 as mean_context,
+        serve_kv_replication(s.mla, s.kv_heads, x.tensor_parallel) as replication
+    from core_serving_measurements as x
+    join out_serving_models as s on s.model_id = x.model_id and s.format = x.format
+    join out_serving_gpus as g on g.gpu_id = x.gpu_id
+),
+
+sized as (
+    select
+        *,
+        -- sequences per replica: as stated, or as many as memory holds (bound: all of it; expected: the usable
+        -- share with the runtime overhead, at most serving_max_batch)
+        coalesce(concurrency_per_replica, greatest(1, floor(
+            (memory_gb * gpus_per_replica - weights_gb)
+            / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes_bound,
+                           input_tokens + output_tokens) * replication)))) as u_bound,
+        coalesce(concurrency_per_replica, least(param('serving_max_batch'), greatest(1, floor(
+            ((usable_gb_per_gpu - param('runtime_overhead_gb')) * gpus_per_replica
+                 / (1 + param('runtime_overhead_fraction')) - weights_gb)
+            / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes_expected,
+                           input_tokens + output_tokens) * replication))))) as u_expected,
+        case when gpus_per_replica > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
+    from m
+),
+
+read as (
+    select
+        *,
+        serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
+                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                                       kv_bytes_bound, mean_context), replication) as read_gb_bound,
+        serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_expected,
+                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                                       kv_bytes_expected, mean_context), replication) as read_gb_expected
+    from sized
+)
+
+select
+    *,
+    case quantity
+        when 'throughput' then output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
+            active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica
+        when 'per_user' then 1 / serve_step_s(read_gb_bound, u_bound, active_params_b, gpus_per_replica,
+                                              memory_bandwidth_gbs, compute_tflops, 1, 1)
+        when 'ttft' then serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, 1)
+    end as bound,
+    not speculative_decoding as checked,
+    case when speculative_decoding then null
+         when quantity = 'ttft' then measured >= (1 - param('bound_tolerance')) * serve_prefill_s(input_tokens,
+             active_params_b, gpus_per_replica, compute_tflops, 1)
+         else measured <= (1 + param('bound_tolerance')) * case quantity
+            when 'throughput' then output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
+                active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica
+            else 1 / serve_step_s(read_gb_bound, u_bound, active_params_b, gpus_per_replica, memory_bandwidth_gbs,
+                                  compute_tflops, 1, 1) end
+    end as within_bound
+from read

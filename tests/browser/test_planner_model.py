@@ -1,0 +1,114 @@
+"""One formula, two evaluators: the page's serving model (site/javascripts/planner-model.js) against the SQL
+(`pipeline/sql/plan/plan_options.sql`, what `gpu-atlas plan` runs) on hundreds of random questions, and the
+Planner page answering the issue's question as the command line does."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from pipeline.plan import KV_PRECISIONS, LIMITS, SERVE_PRECISIONS, plan_options
+from test_site import server  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.browser
+
+COMPARED = ["throughput_tokens_per_s_per_gpu", "expected_tokens_per_s_per_user", "ttft_s", "bound_tokens_per_s",
+            "usd_per_million_input_tokens", "usd_per_million_output_tokens", "usd_per_million_tokens", "required_gb"]
+
+
+def random_questions(db, n: int, seed: int = 20261124) -> list[dict]:
+    rng = random.Random(seed)
+    models = db.execute("select distinct model_id, max_context from serving_models order by 1").fetchall()
+    out = []
+    for _ in range(n):
+        model, top = rng.choice(models)
+        context = rng.randint(LIMITS["context"][0], min(top, 131072))
+        output = rng.randint(1, max(1, min(4000, context // 3)))
+        inp = rng.randint(1, context - output)
+        out.append({
+            "model_id": model, "workload": "serve", "precision": rng.choice(SERVE_PRECISIONS),
+            "kv_precision": rng.choice(KV_PRECISIONS), "context_tokens": context,
+            "users": int(round(2 ** rng.uniform(0, 12))), "input_tokens": inp, "output_tokens": output,
+            "tokens": None, "tier": rng.choice(["on-demand", "spot", None]),
+            "engine_family": rng.choice(["vllm-sglang", "tensorrt-llm"]),
+            "min_tokens_per_user": rng.choice([None, None, rng.uniform(1, 60)]),
+            "max_ttft_s": rng.choice([None, None, rng.uniform(0.05, 5)]),
+        })
+    return out
+
+
+def test_the_page_computes_what_the_sql_computes(server, browser, db):
+    questions = random_questions(db, 300)
+    sql = plan_options(db, pd.DataFrame(questions))
+    page = browser.new_page()
+    page.goto(server + "planner/")
+    page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
+    js = page.evaluate("""async (questions) => {
+        const c = await (await fetch('../api/v1/plan/coefficients.json')).json();
+        const m = new AtlasPlannerModel.Model(c);
+        return questions.map(q => m.plan(q));
+    }""", questions)
+    page.close()
+    answered = compared = 0
+    for i, (q, options) in enumerate(zip(questions, js)):
+        mine = sql[sql.scenario_id == i + 1].reset_index(drop=True)
+        assert len(options) == len(mine), (q, len(options), len(mine))
+        answered += bool(len(mine))
+        for o, (_, s) in zip(options, mine.iterrows()):
+            assert (o["machine_id"], o["gpu_id"], o["tensor_parallel"]) == (s.machine_id, s.gpu_id, s.tensor_parallel), q
+            for column in COMPARED:
+                assert o[column] == pytest.approx(s[column], rel=1e-3), (q, column)
+            compared += 1
+    # the sample is not trivial: most questions have options, and thousands of options were compared
+    assert answered >= 150 and compared >= 3000, (answered, compared)
+
+
+def cli_plan(db, *args: str) -> dict:
+    env = {**os.environ, "GPU_ATLAS_DB": str(db)}
+    out = subprocess.run([sys.executable, "-m", "pipeline.cli", "plan", *args, "--json"], env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_the_page_answers_the_issue_question_as_the_command_line(server, browser, built_site):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "planner/")
+    page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
+    page.select_option("#planner-form select[name=model]", "llama-3.1-70b")
+    page.select_option("#planner-form select[name=precision]", "fp8")
+    for name, value in (("users", "50"), ("context", "8192"), ("input", "2000"), ("output", "500")):
+        page.fill(f"#planner-form input[name={name}]", value)
+    page.wait_for_function("() => location.search.includes('users=50') && location.search.includes('output=500')")
+    first = page.locator("#planner-results tbody tr").first.locator("td")
+    machine, provider, cost = first.nth(1).inner_text(), first.nth(3).inner_text(), first.nth(11).inner_text()
+    best = cli_plan(built_site["db"], "--model", "llama-3.1-70b", "--precision", "fp8", "--context", "8192",
+                    "--users", "50", "--input-tokens", "2000", "--output-tokens", "500", "--limit", "1")["options"][0]
+    assert machine.startswith(f"{best['instance_gpus']} × {best['gpu_name']}")
+    assert best["offering"] in machine
+    assert provider == best["provider"]
+    assert cost == f"${best['usd_per_million_tokens']:,.3f}"
+    # the command line under the table follows the form
+    assert "--users 50" in page.inner_text("#planner-cli") and "--input-tokens 2000" in page.inner_text("#planner-cli")
+    # a speed target removes the slower options, and the address keeps it
+    page.fill("#planner-form input[name=min_user]", "30")
+    page.wait_for_function("() => location.search.includes('min_user=30')")
+    speeds = [float(t.replace(",", "")) for t in page.locator("#planner-results tbody tr td:nth-child(8)").all_inner_texts()]
+    assert speeds and min(speeds) >= 30
+    # a load curve opens under its option
+    page.locator("#planner-results .atlas-curve-button").first.click()
+    assert page.locator("#planner-results svg.atlas-curve circle").count() >= 3
+    # out of range: refused with the valid range, no table
+    page.fill("#planner-form input[name=users]", "0")
+    page.wait_for_selector("#planner-error:not([hidden])")
+    assert "between 1 and 4,096" in page.inner_text("#planner-error")
+    assert page.locator("#planner-results table").count() == 0
+    assert errors == []
+    page.close()
