@@ -59,7 +59,7 @@ RULES: dict[str, Rule] = {
     # speed
     "training_mfu": _n(0.01, 1.0), "prefill_mfu": _n(0.01, 1.0),
     "serving_max_batch": _n(1, 100_000, True), "serving_decode_efficiency_default": _n(0.01, 1.0),
-    "serving_prefill_efficiency_default": _n(0.01, 1.0),
+    "serving_compute_efficiency_default": _n(0.01, 1.0),
     "min_calibration_points": _n(1, 1000, True), "bound_tolerance": _n(0, 0.2),
     "allreduce_latency_us_nvlink": _n(0, 1000), "allreduce_latency_us_pcie": _n(0, 1000),
     "pcie_gbs": _n(1, 1000),

@@ -44,6 +44,12 @@ MEASUREMENTS_ABOVE_BOUND = """
     where not within_bound or bound_tokens_per_s is null
     order by source_file, source_row"""
 
+SERVING_BEYOND_BOUND = """
+    select source_file, source_row, model_id, gpu_id, gpu_count, format, metric, quantity, measured, bound
+    from out_serving_bounds
+    where not speculative_decoding and (within_bound is distinct from true)
+    order by source_file, source_row"""
+
 INFERENCE_ESTIMATE_FAULTS = """
     select
         count(*) filter (where decode_tokens_per_s is null or decode_expected_tokens_per_s is null

@@ -78,7 +78,8 @@ pages_sources = page_asset(
     "The source list: every snapshot file and every document its sidecar cites.")
 pages_estimates = page_asset(
     "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters", "out_measurement_bounds",
-                        "out_decode_calibration", "core_sources"], pages.estimate_pages,
+                        "out_decode_calibration", "core_sources", "out_serving_estimates", "out_serving_calibration"],
+    pages.estimate_pages,
     "VRAM-fit heatmaps and explorer, methodology with every parameter, measured against estimated speeds.")
 pages_prices = page_asset(
     "pages_prices", ["out_rankings", "out_cost_per_tflop", "core_price_offers", "core_price_history",

@@ -121,6 +121,25 @@ def measurements_within_bounds(database: DuckDBResource) -> dg.AssetCheckResult:
                                                           "problems": dg.MetadataValue.text(text)})
 
 
+@dg.asset_check(asset="out_serving_bounds", blocking=True,
+                description="No published serving figure beats the serving model's bound by more than bound_tolerance "
+                            "(throughput and per-user speed above it, time to first token below it); every figure "
+                            "has a bound.")
+def serving_measurements_within_bounds(database: DuckDBResource) -> dg.AssetCheckResult:
+    with database.get_connection() as con:
+        rows = con.execute(steps.SERVING_BEYOND_BOUND).fetchall()
+        total, unmatched = con.execute("""select (select count(*) from out_serving_bounds),
+            (select count(*) from core_serving_measurements) - (select count(*) from out_serving_bounds)""").fetchone()
+    text = "\n".join(f"{f}:{r} {m} on {c}x {g} ({fmt}), {metric}: measured {v:.4g} vs bound "
+                     f"{'none' if b is None else f'{b:.4g}'} ({q})"
+                     for f, r, m, g, c, fmt, metric, q, v, b in rows)
+    if unmatched:
+        text += f"\n{unmatched} figure(s) have no bound: their model and format or GPU lack a serving coefficient"
+    return dg.AssetCheckResult(passed=not rows and not unmatched,
+                               metadata={"figures": total, "beyond_bound": len(rows), "without_bound": unmatched,
+                                         "problems": dg.MetadataValue.text(text)})
+
+
 @dg.asset_check(asset="out_training_estimates", blocking=True,
                 description="Derived columns are filled wherever their inputs exist (a price gives a fine-tune cost).")
 def training_estimates_complete(database: DuckDBResource) -> dg.AssetCheckResult:
@@ -151,5 +170,5 @@ def inference_estimates_sound(database: DuckDBResource) -> dg.AssetCheckResult:
 def defs() -> dg.Definitions:
     return dg.Definitions(assets=[*sql_assets, public_views],
                           asset_checks=[breakdown_sums, offers_mapped, prices_plausible, claims_classified,
-                                        model_params_match_card, measurements_within_bounds,
+                                        model_params_match_card, measurements_within_bounds, serving_measurements_within_bounds,
                                         training_estimates_complete, inference_estimates_sound])

@@ -57,8 +57,8 @@ def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     n, gpus, pubs, above, top = totals
     if not n:
         return ["## Serving engines", "", "No published serving measurement is ingested yet.", ""]
-    calib = _df(con, "select * from out_serving_calibration order by engine_family")
-    crow = [[esc(c.label), f"{c.decode_efficiency:.0%}", f"{c.prefill_efficiency:.0%}",
+    calib = _df(con, "select * from out_serving_calibration order by engine_family, model_kind")
+    crow = [[esc(c.label), f"{c.decode_efficiency:.0%}", f"{c.compute_efficiency:.0%}",
              "fitted" if c.calibrated else "default (no measurements)", num(c.measurements), num(c.gpus_measured),
              "–" if pd.isna(c.held_out_median_abs_error) else f"{c.held_out_median_abs_error:.0%}"]
             for c in calib.itertuples()]
@@ -88,7 +88,7 @@ def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "compute-bound, decode bandwidth-bound at the load) gives each figure a bound at 100% of peak and an "
         "expectation from two efficiencies per engine family, fitted on the figures of the *other* GPUs "
         "(leave one GPU out). A figure more than 2% beyond its bound stops the build.", "",
-        table(["Engine family", "Decode: share of peak bandwidth", "Prefill: share of dense peak", "From", "Figures",
+        table(["Engine family", "Decode: share of peak bandwidth", "Compute: share of dense peak", "From", "Figures",
                "GPUs", "Held-out median error"], crow), "",
         "### How well the expectation predicts each publication", "",
         "Throughput figures (output tokens per second per GPU), each expected from efficiencies fitted without its "

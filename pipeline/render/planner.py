@@ -34,7 +34,7 @@ COEFFICIENT_QUERIES = {
     "machines": """select machine_id, provider, offering, gpu_id, instance_gpus, usd_per_hour, usd_per_gpu_hour,
                           pricing_tier, statistic, price_kind, region, observed_on, observed_date_known
                    from rentable_machines order by machine_id, gpu_id""",
-    "calibration": "select * from serving_calibration order by engine_family",
+    "calibration": "select * from serving_calibration order by engine_family, model_kind",
     "parameters": """select name, value from parameters
                      where name in ('runtime_overhead_gb', 'runtime_overhead_fraction', 'bytes_bf16', 'bytes_fp8')
                      order by name""",

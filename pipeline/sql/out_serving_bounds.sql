@@ -6,12 +6,15 @@
 --   the whole memory holds beside the weights (more sequences only raise the bound);
 -- - per user: no faster than one decode step of the concurrent sequences' reads;
 -- - time to first token: no shorter than the prefill at full compute.
+-- The bound keeps one copy of each sequence's cache (attention data-parallel, as engines run MLA models), the
+-- expectation the copies tensor parallelism makes (serve_kv_replication).
 -- A cache format the publication does not state is taken as FP8 for the bound (the smaller cache) and, for
 -- the expectation, as FP8 with FP8 weights, else BF16. Speculative decoding can beat any such bound: those
 -- figures are shown, never checked or calibrated on.
 with m as (
     select
         x.*,
+        case when s.is_moe then 'moe' else 'dense' end as model_kind,
         s.layers, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
         s.moe_layers, s.num_experts, s.experts_per_token,
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window,
@@ -23,7 +26,8 @@ with m as (
         case coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end)
              when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected,
         x.input_tokens + x.output_tokens / 2 as mean_context,
-        serve_kv_replication(s.mla, s.kv_heads, x.tensor_parallel) as replication
+        serve_kv_replication(s.mla, s.kv_heads, x.tensor_parallel) as replication,
+        1.0 as replication_bound
     from core_serving_measurements as x
     join out_serving_models as s on s.model_id = x.model_id and s.format = x.format
     join out_serving_gpus as g on g.gpu_id = x.gpu_id
@@ -37,7 +41,7 @@ sized as (
         coalesce(concurrency_per_replica, greatest(1, floor(
             (memory_gb * gpus_per_replica - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes_bound,
-                           input_tokens + output_tokens) * replication)))) as u_bound,
+                           input_tokens + output_tokens) * replication_bound)))) as u_bound,
         coalesce(concurrency_per_replica, least(param('serving_max_batch'), greatest(1, floor(
             ((usable_gb_per_gpu - param('runtime_overhead_gb')) * gpus_per_replica
                  / (1 + param('runtime_overhead_fraction')) - weights_gb)
@@ -52,7 +56,7 @@ read as (
         *,
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
                            serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
-                                       kv_bytes_bound, mean_context), replication) as read_gb_bound,
+                                       kv_bytes_bound, mean_context), replication_bound) as read_gb_bound,
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_expected,
                            serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
                                        kv_bytes_expected, mean_context), replication) as read_gb_expected

@@ -54,7 +54,9 @@
     objects(coefficients.gpus).forEach(function (g) { self.gpus[g.gpu_id] = g; });
     this.machines = objects(coefficients.machines);
     this.calibration = {};
-    objects(coefficients.calibration).forEach(function (c) { self.calibration[c.engine_family] = c; });
+    objects(coefficients.calibration).forEach(function (c) {
+      self.calibration[c.engine_family + "|" + c.model_kind] = c;
+    });
     this.parameters = coefficients.parameters;
   }
 
@@ -78,7 +80,7 @@
     var read = stepReadGb(mo.dense_read_gb, mo.expert_gb, mo.moe_layers, mo.num_experts, mo.experts_per_token, u,
                           kvMean, repl);
     var comm = d > 1 ? 2 * mo.layers * g.allreduce_us / 1e6 : 0;
-    var eBw = cal.decode_efficiency, eFl = cal.prefill_efficiency;
+    var eBw = cal.decode_efficiency, eFl = cal.compute_efficiency;
     var step = stepS(read, u, mo.active_params_b, d, g.memory_bandwidth_gbs, tflops, eBw, eFl) + comm;
     var prefill = prefillS(q.input_tokens, mo.active_params_b, d, tflops, eFl);
     var boundStep = stepS(read, u, mo.active_params_b, d, g.memory_bandwidth_gbs, tflops, 1, 1);
@@ -134,8 +136,9 @@
   Model.prototype.plan = function (q) {
     var self = this;
     var mo = this.models.filter(function (r) { return r.model_id === q.model_id && r.format === q.precision; })[0];
-    var cal = this.calibration[q.engine_family];
-    if (!mo || !cal) return [];
+    if (!mo) return [];
+    var cal = this.calibration[q.engine_family + "|" + (mo.is_moe ? "moe" : "dense")];
+    if (!cal) return [];
     var options = [];
     this.machines.forEach(function (m) {
       if (q.tier !== null && m.pricing_tier !== q.tier) return;
@@ -178,7 +181,7 @@
     var mo = this.models.filter(function (r) { return r.model_id === q.model_id && r.format === q.precision; })[0];
     var m = this.machines.filter(function (r) { return r.machine_id === option.machine_id && r.gpu_id === option.gpu_id; })[0];
     var g = this.gpus[option.gpu_id];
-    var cal = this.calibration[q.engine_family];
+    var cal = this.calibration[q.engine_family + "|" + (mo.is_moe ? "moe" : "dense")];
     var points = [];
     for (var users = option.replicas; users <= 4096; users *= 2) {
       var o = self.evaluate(Object.assign({}, q, { users: users }), mo, m, g, cal, option.tensor_parallel);

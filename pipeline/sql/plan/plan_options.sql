@@ -9,7 +9,8 @@
 --   GPUs; no more replicas than users); the users are shared evenly by the replicas.
 --   Memory per GPU: weights + a cache reserved for max(each user's input + output tokens, one sequence at the
 --   full context) + the runtime overhead (serve_per_gpu_gb). Speeds from the serving model
---   (pipeline/sql/macros/serving.sql) with the engine family's calibrated efficiencies (serving_calibration);
+--   (pipeline/sql/macros/serving.sql) with the efficiencies calibrated for the engine family and the model's kind
+--   (dense or mixture of experts: serving_calibration);
 --   the bound at 100% of peak. Of a machine's fitting splits that meet the targets, the one with the most
 --   throughput. The machine's hour is split between input and output tokens by the time each takes:
 --   prefill's share of the hour buys the input tokens, decode's the output tokens. Ranked by $ per million
@@ -48,7 +49,7 @@ serve_cases as (
         case when s.precision = 'fp8' and g.fp8_compute_tflops is not null then 'fp8 (W8A8)'
              when s.precision in ('fp8', 'int8', 'int4') then 'weight-only, 16-bit compute'
              else '16-bit' end as compute_mode,
-        c.decode_efficiency, c.prefill_efficiency,
+        c.decode_efficiency, c.compute_efficiency,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction,
         dg.d,
@@ -59,6 +60,7 @@ serve_cases as (
     join rentable_machines as m on (s.tier is null or m.pricing_tier = s.tier)
     join serving_gpus as g on g.gpu_id = m.gpu_id
     join serving_calibration as c on c.engine_family = s.engine_family
+        and c.model_kind = case when mo.is_moe then 'moe' else 'dense' end
     cross join degrees as dg
     cross join p
     where s.workload = 'serve'
@@ -94,8 +96,8 @@ serve_timed as (
     select
         *,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops,
-                     decode_efficiency, prefill_efficiency) + comm_s as step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, prefill_efficiency) as prefill_s,
+                     decode_efficiency, compute_efficiency) + comm_s as step_s,
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency) as prefill_s,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
         serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1) as bound_prefill_s,
         serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
@@ -154,7 +156,7 @@ serve as (
             as usd_per_million_tokens,
         case when prefill_share > 0.5 then 'prefill (compute)'
              when read_gb / (d * memory_bandwidth_gbs * decode_efficiency)
-                  >= u * 2 * active_params_b * 1e9 / (d * compute_tflops * 1e12 * prefill_efficiency)
+                  >= u * 2 * active_params_b * 1e9 / (d * compute_tflops * 1e12 * compute_efficiency)
              then 'decode (memory bandwidth)' else 'decode (compute)' end as limited_by,
         null::double as job_tokens, null::double as job_hours, null::double as usd_per_job
     from serve_best

@@ -1,0 +1,61 @@
+"""Published serving-engine measurements against the serving model: enough of them, none beyond its bound, and
+the build refusing one that is."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def test_enough_serving_figures_on_enough_gpus_from_enough_publications(db):
+    figures, gpus, publications = db.execute("""
+        select count(*), count(distinct gpu_id), count(distinct source_id)
+        from serving_vs_estimate where not speculative_decoding""").fetchone()
+    assert figures >= 60 and gpus >= 3 and publications >= 3, (figures, gpus, publications)
+    measured = {r[0] for r in db.execute("select distinct gpu_id from serving_measurements").fetchall()}
+    assert {"nvidia-h100-sxm-80gb", "nvidia-h200-sxm-141gb", "amd-mi300x-oam-192gb"} <= measured
+
+
+def test_no_serving_figure_beats_its_bound(db):
+    beyond = db.execute("""select measurement_id, quantity, measured, bound from serving_vs_estimate
+                           where not speculative_decoding and within_bound is distinct from true""").fetchall()
+    assert beyond == []
+    # the bound is not vacuous: the best throughput figures come within a factor of three of it
+    best = db.execute("""select max(measured_share_of_bound) from serving_vs_estimate
+                         where quantity = 'throughput'""").fetchone()[0]
+    assert 0.3 < best <= 1.02
+
+
+def test_expectations_never_beat_the_bound_and_every_family_is_calibrated(db):
+    assert db.execute("""select count(*) from serving_vs_estimate
+                         where expected_capped > bound * (1 + 1e-9) or expected_ttft < bound * (1 - 1e-9)""").fetchone()[0] == 0
+    rows = db.execute("select engine_family, model_kind, calibrated, decode_efficiency, compute_efficiency "
+                      "from serving_calibration").fetchall()
+    assert {(f, k) for f, k, *_ in rows} == {(f, k) for f in ("vllm-sglang", "tensorrt-llm") for k in ("dense", "moe")}
+    assert all(c for _, _, c, _, _ in rows)
+    assert all(0 < e <= 1 and 0 < c <= 1 for *_, e, c in rows)
+
+
+def test_a_figure_beyond_its_bound_stops_the_build(sources_copy, isolated_paths):
+    """A throughput ten times what the hardware can give, in a copy of the sources: the build fails naming it."""
+    from pipeline.run import materialize
+    from pipeline.sources import write_checksums
+
+    path = sources_copy / "measurements" / "tensorrt-llm-perf-overview" / "2026-11-24" / "serving.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split(",")
+    cells = lines[1].split(",")
+    col = header.index("value")
+    cells[col] = str(float(cells[col]) * 10)
+    lines[1] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_checksums(sources_copy)
+    from pipeline.config import paths_overridden
+
+    with paths_overridden(isolated_paths / "data" / "atlas.duckdb", isolated_paths / "build", sources_copy):
+        outcome = materialize()
+    assert not outcome.ok
+    text = "\n".join(outcome.errors)
+    assert "serving_measurements_within_bounds" in text
+    assert "tensorrt-llm-perf-overview" in text and ":2 " in text
