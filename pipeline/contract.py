@@ -367,8 +367,11 @@ COLUMN_DOCS = {
     "price_kind": "list price, or marketplace median over n listings",
     "regions": "every region where the offer has a current price (the cheapest is `region`)",
     "engine_family": "vllm-sglang (vLLM and SGLang) or tensorrt-llm: the calibration a figure or an option uses",
+    "sequence_overhead_us": "time each sequence adds to a decode step (scheduling, sampling, attention kernels), "
+                            "microseconds; fitted with the efficiencies",
     "model_kind": "dense or moe (mixture of experts): serving efficiencies are calibrated for each",
-    "compute_efficiency": "the share of dense peak compute a prefill, or a decode step held by compute, reaches; "
+    "compute_efficiency": "the share of dense peak compute a decode step held by compute reaches (prefill runs at "
+                          "prefill_mfu); "
                           "fitted on serving measurements",
     "calibrated": "true when published measurements calibrate the family (else the defaults in parameters)",
     "held_out_median_abs_error": "median |expected ÷ measured − 1| of the family's throughput figures, each expected "

@@ -500,8 +500,8 @@ def methodology_page(con) -> str:
         "- **A decode step** of u sequences reads the weights but the input embeddings, the routed experts u tokens "
         "touch (1 − (1 − k/E)^u of each layer's E), and u caches at the mean context (input + output ÷ 2): "
         "time = max(bytes ÷ (d × bandwidth × e_decode), u × 2 × active parameters ÷ (d × dense TFLOPS × e_compute)) "
-        "+ two all-reduces per layer across d GPUs. **A prefill** of the input: input × 2 × active parameters ÷ "
-        "(d × dense TFLOPS × e_compute). FP8 computes as FP8 only where the GPU has FP8 units.",
+        "+ u × a fixed time per sequence (fitted) + two all-reduces per layer across d GPUs. **A prefill** of the input: input × 2 × active parameters ÷ "
+        "(d × dense TFLOPS × prefill_mfu). FP8 computes as FP8 only where the GPU has FP8 units.",
         "- **Continuous batching**: each user sends the next request when the last is answered; a request takes "
         "output decode steps, shared with the other users, and one prefill, during which the others wait. Requests "
         "per second per replica = u ÷ (output × step + u × prefill); tokens/s per user = output ÷ (output × step + "
@@ -509,8 +509,9 @@ def methodology_page(con) -> str:
         "- **Bound**: the same at 100% of peak (e = 1), taking the larger of a request's compute (2 × active "
         "parameters per input and output token) and its share of the decode reads, however the engine overlaps "
         "them: no published figure may beat it by more than 2% (checked at every build on the serving measurements).",
-        "- **Expected**: the efficiencies e_decode and e_compute of the engine family (`serving_calibration`: vLLM and "
-        "SGLang, or TensorRT-LLM), fitted on published serving measurements ([Measured vs estimated](measured.md)); "
+        "- **Expected**: the efficiencies e_decode and e_compute of the engine family and model kind "
+        "(`serving_calibration`: vLLM and SGLang, or TensorRT-LLM; dense or mixture of experts), fitted on published "
+        "serving measurements, and prefill at prefill_mfu ([Measured vs estimated](measured.md)); "
         "never above the bound.",
         "- **$ per million tokens**: the machine's hour is split between input and output tokens by the time prefill "
         "and decode take: $/M input = $/hour × prefill share ÷ input tokens per hour; $/M output = $/hour × decode "

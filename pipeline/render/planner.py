@@ -36,7 +36,8 @@ COEFFICIENT_QUERIES = {
                    from rentable_machines order by machine_id, gpu_id""",
     "calibration": "select * from serving_calibration order by engine_family, model_kind",
     "parameters": """select name, value from parameters
-                     where name in ('runtime_overhead_gb', 'runtime_overhead_fraction', 'bytes_bf16', 'bytes_fp8')
+                     where name in ('runtime_overhead_gb', 'runtime_overhead_fraction', 'bytes_bf16', 'bytes_fp8',
+                                    'prefill_mfu')
                      order by name""",
 }
 

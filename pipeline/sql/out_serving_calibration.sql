@@ -29,6 +29,7 @@ select
     fa.label,
     coalesce(f.decode_efficiency, param('serving_decode_efficiency_default')) as decode_efficiency,
     coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
+    coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
     f.engine_family is not null as calibrated,
     coalesce(f.measurements, 0) as measurements,
     coalesce(f.gpus, 0) as gpus_measured,

@@ -7,6 +7,7 @@ with e as (
         b.*,
         coalesce(f.decode_efficiency, param('serving_decode_efficiency_default')) as decode_efficiency,
         coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
+        coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
         f.engine_family is not null as calibrated_without_this_gpu
     from out_serving_bounds as b
     left join out_serving_fits as f
@@ -17,8 +18,9 @@ t as (
     select
         *,
         serve_step_s(read_gb_expected, u_expected, active_params_b, gpus_per_replica, memory_bandwidth_gbs,
-                     compute_tflops, decode_efficiency, compute_efficiency) + comm_s as step_s,
-        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency)
+                     compute_tflops, decode_efficiency, compute_efficiency)
+            + u_expected * sequence_overhead_us / 1e6 + comm_s as step_s,
+        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, param('prefill_mfu'))
             as prefill_s
     from e
 )
@@ -35,6 +37,6 @@ select
         when 'per_user' then serve_user_tokens_per_s(u_expected, output_tokens, step_s, prefill_s)
     end) as expected_capped,
     case when quantity = 'ttft' then greatest(bound, prefill_s + step_s) end as expected_ttft,
-    decode_efficiency, compute_efficiency, calibrated_without_this_gpu,
+    decode_efficiency, compute_efficiency, sequence_overhead_us, calibrated_without_this_gpu,
     quote, source_id, source_file, source_row
 from t

@@ -81,8 +81,9 @@
                           kvMean, repl);
     var comm = d > 1 ? 2 * mo.layers * g.allreduce_us / 1e6 : 0;
     var eBw = cal.decode_efficiency, eFl = cal.compute_efficiency;
-    var step = stepS(read, u, mo.active_params_b, d, g.memory_bandwidth_gbs, tflops, eBw, eFl) + comm;
-    var prefill = prefillS(q.input_tokens, mo.active_params_b, d, tflops, eFl);
+    var step = stepS(read, u, mo.active_params_b, d, g.memory_bandwidth_gbs, tflops, eBw, eFl)
+      + u * cal.sequence_overhead_us / 1e6 + comm;
+    var prefill = prefillS(q.input_tokens, mo.active_params_b, d, tflops, p.prefill_mfu);
     var boundStep = stepS(read, u, mo.active_params_b, d, g.memory_bandwidth_gbs, tflops, 1, 1);
     var boundPrefill = prefillS(q.input_tokens, mo.active_params_b, d, tflops, 1);
     var boundRequest = boundRequestS(q.input_tokens, q.output_tokens, u, mo.active_params_b, d, tflops,

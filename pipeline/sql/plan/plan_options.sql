@@ -24,6 +24,7 @@ with sc as (select *, row_number() over () as scenario_id from plan_scenarios),
 p as (
     select
         max(try_cast(value as double)) filter (where name = 'training_mfu') as training_mfu,
+        max(try_cast(value as double)) filter (where name = 'prefill_mfu') as prefill_mfu,
         max(try_cast(value as double)) filter (where name = 'pretrain_tokens_per_param') as pretrain_tokens_per_param,
         max(try_cast(value as double)) filter (where name = 'runtime_overhead_gb') as fixed_gb,
         max(try_cast(value as double)) filter (where name = 'runtime_overhead_fraction') as overhead_fraction,
@@ -49,9 +50,9 @@ serve_cases as (
         case when s.precision = 'fp8' and g.fp8_compute_tflops is not null then 'fp8 (W8A8)'
              when s.precision in ('fp8', 'int8', 'int4') then 'weight-only, 16-bit compute'
              else '16-bit' end as compute_mode,
-        c.decode_efficiency, c.compute_efficiency,
+        c.decode_efficiency, c.compute_efficiency, c.sequence_overhead_us,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
-        p.fixed_gb, p.overhead_fraction,
+        p.fixed_gb, p.overhead_fraction, p.prefill_mfu,
         dg.d,
         m.instance_gpus // dg.d as replicas,
         s.users / (m.instance_gpus // dg.d) as u
@@ -96,8 +97,8 @@ serve_timed as (
     select
         *,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops,
-                     decode_efficiency, compute_efficiency) + comm_s as step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency) as prefill_s,
+                     decode_efficiency, compute_efficiency) + u * sequence_overhead_us / 1e6 + comm_s as step_s,
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, prefill_mfu) as prefill_s,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
         serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1) as bound_prefill_s,
         serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
