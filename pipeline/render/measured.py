@@ -58,7 +58,7 @@ def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     if not n:
         return ["## Serving engines", "", "No published serving measurement is ingested yet.", ""]
     calib = _df(con, "select * from out_serving_calibration order by engine_family, model_kind")
-    crow = [[esc(c.label), f"{c.decode_efficiency:.0%}", f"{c.compute_efficiency:.0%}",
+    crow = [[esc(c.label), f"{c.decode_efficiency:.0%}", f"{c.compute_efficiency:.0%}", fixed(c.sequence_overhead_us),
              "fitted" if c.calibrated else "default (no measurements)", num(c.measurements), num(c.gpus_measured),
              "–" if pd.isna(c.held_out_median_abs_error) else f"{c.held_out_median_abs_error:.0%}"]
             for c in calib.itertuples()]
@@ -86,9 +86,14 @@ def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         f"{above} beyond their bound** (the highest throughput or per-user speed reaches "
         f"{0 if top is None else top:.0%} of it). The Planner's serving model (continuous batching: prefill "
         "compute-bound, decode bandwidth-bound at the load) gives each figure a bound at 100% of peak and an "
-        "expectation from two efficiencies per engine family, fitted on the figures of the *other* GPUs "
-        "(leave one GPU out). A figure more than 2% beyond its bound stops the build.", "",
-        table(["Engine family", "Decode: share of peak bandwidth", "Compute: share of dense peak", "From", "Figures",
+        "expectation from the engine family's fit for the model's kind (dense or mixture of experts): the share of "
+        "peak bandwidth a decode step streams at, the share of dense peak a compute-bound step reaches and a fixed "
+        "time per sequence and step, fitted on the figures of the *other* GPUs (leave one GPU out). A figure more "
+        "than 2% beyond its bound stops the build. The fits rest on what was published: mostly 405B and DeepSeek-R1 "
+        "runs of early 2025 on MI300X, H100 and H200, at large batches; a family fitted on one or two GPUs predicts "
+        "other GPUs and small loads poorly, as the held-out errors show.", "",
+        table(["Engine family", "Decode: share of peak bandwidth", "Compute: share of dense peak",
+               "Time per sequence and step (µs)", "From", "Figures",
                "GPUs", "Held-out median error"], crow), "",
         "### How well the expectation predicts each publication", "",
         "Throughput figures (output tokens per second per GPU), each expected from efficiencies fitted without its "

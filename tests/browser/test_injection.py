@@ -29,6 +29,7 @@ FREE_TEXT = {
     "aliases": ["gpu_name", "evidence"],
     "models": ["name", "family", "developer", "params_note"],
     "measurements": ["model_as_printed", "gpu_as_printed", "engine_build", "quote"],
+    "serving_measurements": ["model_as_printed", "gpu_as_printed", "quote"],
     "fx_rates": [],
 }
 SIDECAR_TEXT = ["title", "publisher", "licence"]
