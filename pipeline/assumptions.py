@@ -41,7 +41,7 @@ RULES: dict[str, Rule] = {
     "bytes_fp32": _n(4, 4), "bytes_bf16": _n(2, 2), "bytes_fp8": _n(1, 1), "bytes_int8": _n(1, 1),
     "bytes_int4": _n(0.5, 0.5),
     # bits per weight of checkpoint formats
-    "bits_int8_weight_only": _n(8, 9), "bits_int4_g128": _n(4, 5), "bits_gguf_q8_0": _n(8, 9),
+    "bits_int8_weight_only": _n(8, 9), "bits_int4_g128": _n(4, 5), "bits_nvfp4": _n(4, 5), "bits_mxfp4": _n(4, 5), "bits_gguf_q8_0": _n(8, 9),
     "bits_gguf_q4_0": _n(4, 5), "bits_gguf_q4_k": _n(4, 5), "bits_gguf_q6_k": _n(6, 7), "gguf_q4_k_m_q6_k_share": FRACTION,
     "bits_nf4_double_quant": _n(4, 5), "bits_fp8": _n(8, 9),
     # memory budget

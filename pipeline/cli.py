@@ -9,6 +9,7 @@ from enum import Enum
 import typer
 
 from .config import paths
+from .schemas import ENGINE_FORMATS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="GPU Atlas: GPU specs, cloud prices and LLM configs in one DuckDB file and one site.")
@@ -136,7 +137,7 @@ class KvPrecision(str, Enum):
     fp8 = "fp8"
 
 
-SERVING_FORMATS = ["bf16", "fp8", "int8", "int4", "q8_0", "q4_0", "q4_k_m", "fp32"]
+SERVING_FORMATS = [*ENGINE_FORMATS, "q8_0", "q4_0", "q4_k_m", "fp32"]
 # the weight format each training method keeps its frozen or trained weights in
 TRAINING_FORMATS = {"full": "bf16", "lora": "bf16", "qlora": "nf4"}
 
@@ -217,7 +218,7 @@ def fit_command(
 def plan_command(
     model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.3-70b"),
     workload: str = typer.Option("serve", help="serve, full, lora, qlora or pretrain"),
-    precision: str = typer.Option("fp8", help="serving weights: bf16, fp8, int8, int4"),
+    precision: str = typer.Option("fp8", help="serving weights: " + ", ".join(ENGINE_FORMATS)),
     kv_precision: str = typer.Option("bf16", "--kv-precision", help="serving KV cache: bf16 or fp8"),
     context: int = typer.Option(None, help="serving context tokens a request may reach (default: 8,192, or "
                                           "input + output if longer; at most the model's)"),

@@ -13,12 +13,13 @@ import duckdb
 import pandas as pd
 
 from .config import SQL_DIR
+from .schemas import ENGINE_FORMATS
 
 PLAN_SQL = SQL_DIR / "plan" / "plan_options.sql"
 WORKLOADS = ("serve", "full", "lora", "qlora", "pretrain")
 WORKLOAD_LABELS = {"serve": "serve", "full": "fine-tune (full)", "lora": "fine-tune (LoRA)",
                    "qlora": "fine-tune (QLoRA)", "pretrain": "pre-train"}
-SERVE_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+SERVE_PRECISIONS = ENGINE_FORMATS
 KV_PRECISIONS = ("bf16", "fp8")
 TIERS = ("on-demand", "spot", "reserved", "any")
 ENGINES = {"vllm-sglang": "vLLM / SGLang", "tensorrt-llm": "TensorRT-LLM (NVIDIA only)"}

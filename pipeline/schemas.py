@@ -418,6 +418,8 @@ def measurements_schema(gpu_ids: list[str] | None = None, model_ids: list[str] |
 
 
 SERVING_ENGINES = ["vllm", "sglang", "tensorrt-llm", "other"]
+# weight formats the serving engines load (core_weight_formats rows used_for 'serving'; a test keeps them equal)
+ENGINE_FORMATS = ("bf16", "fp8", "int8", "int4", "nvfp4", "mxfp4")
 SERVING_METRICS = {  # metric -> the units it may be printed in
     "output_tokens_per_s": ["tokens/s", "tokens/s/gpu"],
     "total_tokens_per_s": ["tokens/s", "tokens/s/gpu"],
@@ -453,7 +455,7 @@ def serving_measurements_schema(gpu_ids: list[str] | None = None,
             "pipeline_parallel": _col("Int64", pa.Check.in_range(1, 1024), nullable=True),
             "engine": _col(str, pa.Check.isin(SERVING_ENGINES)),
             "engine_version": _col(str, nullable=True),
-            "format": _col(str, pa.Check.isin(["bf16", "fp8", "int8", "int4"])),
+            "format": _col(str, pa.Check.isin(list(ENGINE_FORMATS))),
             "kv_format": _col(str, pa.Check.isin(["bf16", "fp8"]), nullable=True),
             "speculative_decoding": _col(str, pa.Check.isin(["true", "false"])),
             "scenario": _col(str, pa.Check.isin(["max_throughput", "concurrency", "server"])),

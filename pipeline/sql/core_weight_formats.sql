@@ -3,7 +3,8 @@
 -- stay 16-bit unless the format quantises them too (GGUF quantises embeddings and head, keeps norms
 -- in FP32). `value_down_extra_bits` is added on the value and down projections (GGUF Q4_K_M keeps
 -- about half of them in Q6_K). `native_compute` is the precision the format computes in where the
--- GPU has the units; elsewhere it is dequantised and computed in 16-bit (weight-only).
+-- GPU has the units; elsewhere it is dequantised and computed in 16-bit (weight-only). `used_for`: formats the
+-- serving engines (vLLM, SGLang, TensorRT-LLM) load ('serving'), llama.cpp's GGUF formats, or training only.
 select * from (values
     ('fp32', 'FP32', 32.0, 0.0, 32.0, 32.0, 32.0, 'fp32', 'training', 'Full precision (4 bytes per weight)'),
     ('bf16', 'BF16 / FP16', 16.0, 0.0, 16.0, 16.0, 16.0, 'bf16', 'serving', 'The released 16-bit checkpoint'),
@@ -13,13 +14,17 @@ select * from (values
         'INT8 linear weights with per-channel scales, dequantised to 16-bit for compute'),
     ('int4', 'INT4 AWQ/GPTQ g128', param('bits_int4_g128'), 0.0, 16.0, 16.0, 16.0, 'bf16', 'serving',
         'INT4 linear weights, FP16 scale and 4-bit zero point per group of 128; 16-bit compute'),
+    ('nvfp4', 'NVFP4 (W4A4 where the GPU has FP4 units)', param('bits_nvfp4'), 0.0, 16.0, 16.0, 16.0, 'fp4', 'serving',
+        'NVFP4 linear weights (FP8 scale per 16 values); FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
+    ('mxfp4', 'MXFP4 (W4A4 where the GPU has FP4 units)', param('bits_mxfp4'), 0.0, 16.0, 16.0, 16.0, 'fp4', 'serving',
+        'MXFP4 linear weights (8-bit power-of-two scale per 32 values); FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
     ('q8_0', 'GGUF Q8_0', param('bits_gguf_q8_0'), 0.0, param('bits_gguf_q8_0'), param('bits_gguf_q8_0'), 32.0,
-        'bf16', 'serving', 'llama.cpp Q8_0 on every matrix, embeddings and head included; norms FP32'),
+        'bf16', 'llama.cpp', 'llama.cpp Q8_0 on every matrix, embeddings and head included; norms FP32'),
     ('q4_0', 'GGUF Q4_0', param('bits_gguf_q4_0'), 0.0, param('bits_gguf_q4_0'), param('bits_gguf_q6_k'), 32.0,
-        'bf16', 'serving', 'llama.cpp Q4_0 on every matrix and the embeddings, Q6_K output; norms FP32'),
+        'bf16', 'llama.cpp', 'llama.cpp Q4_0 on every matrix and the embeddings, Q6_K output; norms FP32'),
     ('q4_k_m', 'GGUF Q4_K_M', param('bits_gguf_q4_k'),
         param('gguf_q4_k_m_q6_k_share') * (param('bits_gguf_q6_k') - param('bits_gguf_q4_k')),
-        param('bits_gguf_q4_k'), param('bits_gguf_q6_k'), 32.0, 'bf16', 'serving',
+        param('bits_gguf_q4_k'), param('bits_gguf_q6_k'), 32.0, 'bf16', 'llama.cpp',
         'llama.cpp Q4_K_M mixture: Q4_K matrices and embeddings, Q6_K output and about half the value/down projections; norms FP32'),
     ('nf4', 'NF4 (QLoRA, double quantisation)', param('bits_nf4_double_quant'), 0.0, 16.0, 16.0, 16.0, 'bf16',
         'training', 'bitsandbytes NF4 linear weights with double-quantised block constants; embeddings and head 16-bit')

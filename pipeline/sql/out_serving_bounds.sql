@@ -20,8 +20,8 @@ with m as (
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window,
         g.name as gpu_name, g.architecture, g.memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
         g.allreduce_us,
-        case when x.format = 'fp8' and g.fp8_compute_tflops is not null then g.fp8_compute_tflops
-             else g.bf16_compute_tflops end as compute_tflops,
+        serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
+            as compute_tflops,
         case when x.kv_format = 'bf16' then param('bytes_bf16') else param('bytes_fp8') end as kv_bytes_bound,
         case coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end)
              when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected,

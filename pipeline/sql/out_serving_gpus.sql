@@ -1,5 +1,5 @@
 -- What the serving model needs of each GPU: memory a model may use, peak bandwidth, dense compute at
--- 16 bits and at FP8 (NULL without FP8 units: FP8 weights then compute in 16 bits), whether GPUs talk
+-- 16 bits, FP8 and FP4 (NULL without such units: those weights then compute in 16 bits), whether GPUs talk
 -- over NVLink/Infinity Fabric, and the latency of one small all-reduce between them (expectation only).
 select
     gpu_id,
@@ -11,6 +11,7 @@ select
     memory_bandwidth_gbs,
     best_16bit_tflops as bf16_compute_tflops,
     fp8_tflops as fp8_compute_tflops,
+    fp4_tflops as fp4_compute_tflops,
     interconnect_gbs is not null as has_gpu_link,
     case when interconnect_gbs is not null then param('allreduce_latency_us_nvlink')
          else param('allreduce_latency_us_pcie') end as allreduce_us

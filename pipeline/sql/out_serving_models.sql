@@ -14,6 +14,7 @@ with m as (
 select
     m.model_id,
     w.format,
+    w.native_compute,
     m.name,
     m.layers,
     m.attention_heads,
@@ -39,4 +40,3 @@ select
 from m
 join out_model_weights as w on w.model_id = m.model_id
 where w.format in (select format from core_weight_formats where used_for = 'serving')
-    and w.format in ('bf16', 'fp8', 'int8', 'int4')

@@ -16,6 +16,19 @@
   }
 
   // --- the formulas of pipeline/sql/macros/serving.sql, one function per macro
+  // serve_compute_tflops and serve_compute_mode: FP8/FP4 formats compute natively where the GPU has the units
+  function computeTflops(nativeCompute, g) {
+    if (nativeCompute === "fp8" && g.fp8_compute_tflops !== null) return g.fp8_compute_tflops;
+    if (nativeCompute === "fp4" && g.fp4_compute_tflops !== null) return g.fp4_compute_tflops;
+    return g.bf16_compute_tflops;
+  }
+
+  function computeMode(format, nativeCompute, g) {
+    if (nativeCompute === "fp8" && g.fp8_compute_tflops !== null) return "fp8 (W8A8)";
+    if (nativeCompute === "fp4" && g.fp4_compute_tflops !== null) return "fp4 (W4A4)";
+    return format === "bf16" ? "16-bit" : "weight-only, 16-bit compute";
+  }
+
   function kvGb(full, window, slidingWindow, kvBytes, tokens) {
     var cap = slidingWindow === null || slidingWindow === undefined ? tokens : slidingWindow;
     return kvBytes * (full * tokens + window * Math.min(tokens, cap)) / 1e9;
@@ -65,8 +78,7 @@
     var p = this.parameters;
     var replicas = Math.floor(m.instance_gpus / d);
     var u = q.users / replicas;
-    var fp8 = q.precision === "fp8" && g.fp8_compute_tflops !== null;
-    var tflops = fp8 ? g.fp8_compute_tflops : g.bf16_compute_tflops;
+    var tflops = computeTflops(mo.native_compute, g);
     var kvBytes = q.kv_precision === "fp8" ? p.bytes_fp8 : p.bytes_bf16;
     var repl = kvReplication(mo.mla, mo.kv_heads, d);
     var reserved = Math.max(
@@ -101,7 +113,7 @@
       provider: m.provider, offering: m.offering, pricing_tier: m.pricing_tier, statistic: m.statistic,
       price_kind: m.price_kind, region: m.region, observed_on: m.observed_on,
       observed_date_known: m.observed_date_known, usd_per_hour: m.usd_per_hour, usd_per_gpu_hour: m.usd_per_gpu_hour,
-      compute_mode: fp8 ? "fp8 (W8A8)" : (q.precision === "bf16" ? "16-bit" : "weight-only, 16-bit compute"),
+      compute_mode: computeMode(q.precision, mo.native_compute, g),
       required_gb: perGpu * m.instance_gpus,
       capacity_gb: g.usable_gb_per_gpu * m.instance_gpus,
       throughput_tokens_per_s_per_gpu: throughput / m.instance_gpus,

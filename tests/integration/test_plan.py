@@ -119,6 +119,27 @@ def test_fp8_kv_cache_needs_half_the_cache_memory(db):
     assert len(fp8) >= len(bf16)
 
 
+def test_fp4_computes_as_fp4_only_where_the_gpu_has_fp4_units(db):
+    """NVFP4/MXFP4 weights: W4A4 on Blackwell and MI350-class GPUs, dequantised to 16-bit compute on Hopper;
+    fewer bytes to read than FP8, so never slower to decode on the same deployment."""
+    fp4 = options(db, model="llama-3.3-70b", precision="nvfp4", users=16, tier="any")
+    fp8 = options(db, model="llama-3.3-70b", precision="fp8", users=16, tier="any")
+    modes = fp4.groupby("gpu_id").compute_mode.first()
+    assert modes["nvidia-b200-sxm-180gb"] == "fp4 (W4A4)"
+    assert modes["nvidia-h100-sxm-80gb"] == "weight-only, 16-bit compute"
+    both = fp4.merge(fp8, on=["machine_id", "gpu_id", "tensor_parallel"], suffixes=("_fp4", "_fp8"))
+    assert len(both) > 5 and (both.required_gb_fp4 < both.required_gb_fp8).all()
+    same = both[both.gpu_id.str.contains("b200")]
+    assert len(same) and (same.expected_tokens_per_s_per_user_fp4 >= same.expected_tokens_per_s_per_user_fp8).all()
+
+
+def test_engine_formats_are_the_serving_formats_of_the_database(db):
+    from pipeline.schemas import ENGINE_FORMATS
+    formats = {r[0] for r in db.execute("select format from core_weight_formats where used_for = 'serving'").fetchall()}
+    assert formats == set(ENGINE_FORMATS)
+    assert {r[0] for r in db.execute("select distinct format from serving_models").fetchall()} == set(ENGINE_FORMATS)
+
+
 def test_training_cost_is_linear_in_the_tokens(db):
     a = options(db, model="llama-3.1-8b", workload="lora", tokens=1e9).iloc[0]
     b = options(db, model="llama-3.1-8b", workload="lora", tokens=3e9).iloc[0]

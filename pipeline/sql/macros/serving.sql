@@ -23,6 +23,20 @@ create or replace macro serve_step_read_gb(dense_read_gb, expert_gb, moe_layers,
     dense_read_gb + moe_layers * num_experts * (1 - pow(1 - experts_per_token / num_experts, u)) * expert_gb
     + u * kv_seq_gb * replication;
 
+-- dense peak TFLOPS a weight format computes at: FP8 (W8A8) and FP4 (W4A4) on GPUs with those tensor units,
+-- 16-bit elsewhere (the weights are dequantised: weight-only); native_compute comes from core_weight_formats
+create or replace macro serve_compute_tflops(native_compute, bf16_tflops, fp8_tflops, fp4_tflops) as
+    case when native_compute = 'fp8' and fp8_tflops is not null then fp8_tflops
+         when native_compute = 'fp4' and fp4_tflops is not null then fp4_tflops
+         else bf16_tflops end;
+
+-- ... and how it computes, in words
+create or replace macro serve_compute_mode(format, native_compute, fp8_tflops, fp4_tflops) as
+    case when native_compute = 'fp8' and fp8_tflops is not null then 'fp8 (W8A8)'
+         when native_compute = 'fp4' and fp4_tflops is not null then 'fp4 (W4A4)'
+         when format = 'bf16' then '16-bit'
+         else 'weight-only, 16-bit compute' end;
+
 -- seconds of one decode step: its reads at e_bw of peak bandwidth or its compute (2 FLOPs per active
 -- parameter per sequence) at e_fl of dense peak, whichever is longer
 create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_gbs, tflops, e_bw, e_fl) as

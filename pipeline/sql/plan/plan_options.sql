@@ -45,11 +45,9 @@ serve_cases as (
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
         m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
         g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
-        case when s.precision = 'fp8' and g.fp8_compute_tflops is not null then g.fp8_compute_tflops
-             else g.bf16_compute_tflops end as compute_tflops,
-        case when s.precision = 'fp8' and g.fp8_compute_tflops is not null then 'fp8 (W8A8)'
-             when s.precision in ('fp8', 'int8', 'int4') then 'weight-only, 16-bit compute'
-             else '16-bit' end as compute_mode,
+        serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
+            as compute_tflops,
+        serve_compute_mode(mo.format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops) as compute_mode,
         c.decode_efficiency, c.compute_efficiency, c.sequence_overhead_us,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction, p.prefill_mfu,
