@@ -10,7 +10,6 @@ build current; older generations are removed once a new one is current.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -33,6 +32,7 @@ SOURCE_REGISTER = ["core_sources", "pages_sources"]
 PRICE_SOURCE_DIRS = ("prices", "aliases")
 GENERATIONS = "generations"  # <build>/generations/<id>/: one build's database, docs, site and inputs record
 CURRENT = "current"  # <build>/current -> generations/<id>: the one rename that publishes a build
+PREVIOUS = "previous"  # <build>/previous -> the generation current before the last publish
 INPUTS = "inputs.json"
 
 
@@ -89,20 +89,23 @@ def current_generation(p: Paths) -> Path | None:
     return current.resolve() if current.is_symlink() and current.resolve().is_dir() else None
 
 
-def _new_generation(p: Paths) -> Path:
-    root = p.build / GENERATIONS
-    root.mkdir(parents=True, exist_ok=True)
-    generation = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%dT%H%M%S-"), dir=root))
-    generation.chmod(0o755)  # served and read like any build folder (mkdtemp makes it private)
-    return generation
+def previous_generation(p: Paths) -> Path | None:
+    """The generation that was current before the last publish, kept until the next one (readers that opened
+    it keep reading it; it is the build to go back to)."""
+    previous = p.build / PREVIOUS
+    return previous.resolve() if previous.is_symlink() and previous.resolve().is_dir() else None
 
 
 def _publish(p: Paths, generation: Path) -> None:
-    """Make the generation current: one atomic rename of the `current` symlink. Then the fixed links
-    (created once; each is already right when it exists) and the removal of every other generation."""
+    """Make the generation current: one atomic rename of the `current` symlink (after `previous` is pointed
+    at the generation it replaces). Then the fixed links (created once; each is already right when it exists)
+    and the removal of every generation but these two."""
     for path in (generation, generation / "site", generation / "docs"):
         if path.is_dir():
             _fsync_dir(path)
+    old = current_generation(p)
+    if old is not None and old != generation.resolve():
+        _link(p.build / PREVIOUS, old)
     tmp = p.build / f".{CURRENT}.link-{os.getpid()}"
     tmp.unlink(missing_ok=True)
     os.symlink(Path(GENERATIONS) / generation.name, tmp)
@@ -117,12 +120,13 @@ def _publish(p: Paths, generation: Path) -> None:
 
 
 def _clean(p: Paths) -> None:
-    """Remove every generation but the current one (and what builds of the earlier layout left)."""
-    keep = current_generation(p)
+    """Remove every generation but the current and the previous one (what killed builds left, and what builds
+    of the earlier layout left)."""
+    keep = {current_generation(p), previous_generation(p)}
     root = p.build / GENERATIONS
     if root.is_dir():
         for old in root.iterdir():
-            if old.resolve() != keep:
+            if old.resolve() not in keep:
                 shutil.rmtree(old, ignore_errors=True)
     shutil.rmtree(p.build / ".staging", ignore_errors=True)
     for stale in (p.database.with_name(p.database.name + ".staging"),
@@ -130,16 +134,73 @@ def _clean(p: Paths) -> None:
         stale.unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def _exclusive(build: Path):
-    """One build at a time per build folder: they share the staging locations."""
-    build.mkdir(parents=True, exist_ok=True)
-    with open(build / ".lock", "w") as handle:
+class BuildBusy(RuntimeError):
+    """Another build (command line or Dagster run) holds the build folder."""
+
+
+class Generation:
+    """One build's folder under `<build>/generations/`, held under the build lock from open() to close().
+
+    Every run writes into a new generation, whatever starts it (the command line, the Dagster UI, `dagster job
+    execute`, a schedule or a sensor): from a copy of the current generation when only part of the graph runs,
+    empty otherwise. publish() makes it current with the one rename; discard() removes it. The current
+    generation is never written to."""
+
+    def __init__(self, p: Paths, copy_current: bool):
+        self.p = p
+        self.copy_current = copy_current
+        self.path: Path | None = None
+        self._lock = None
+
+    def open(self) -> "Generation":
+        p = self.p
+        p.build.mkdir(parents=True, exist_ok=True)
+        handle = open(p.build / ".lock", "w")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise SystemExit(f"another GPU Atlas build is running on {build}; wait for it to finish") from None
-        yield
+            handle.close()
+            raise BuildBusy(f"another GPU Atlas build is running on {p.build}; wait for it to finish") from None
+        self._lock = handle
+        try:
+            _clean(p)  # generations a killed build left
+            root = p.build / GENERATIONS
+            root.mkdir(parents=True, exist_ok=True)
+            self.path = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%dT%H%M%S-"), dir=root))
+            self.path.chmod(0o755)  # served and read like any build folder (mkdtemp makes it private)
+            current = current_generation(p)
+            if self.copy_current and current is not None:
+                shutil.copy2(current / p.database.name, self.database)
+                # copies keep modification times: the site build re-renders only pages rewritten since
+                for sub in ("docs", "site"):
+                    if (current / sub).exists():
+                        shutil.copytree(current / sub, self.path / sub)
+                if (current / INPUTS).is_file():
+                    shutil.copy2(current / INPUTS, self.path / INPUTS)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    @property
+    def database(self) -> Path:
+        return self.path / self.p.database.name
+
+    def publish(self, inputs: dict[str, str] | None) -> None:
+        """Record what the build read (None: keep the copied record) and make the generation current."""
+        Path(str(self.database) + ".wal").unlink(missing_ok=True)
+        if inputs is not None:
+            (self.path / INPUTS).write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
+        _publish(self.p, self.path)
+
+    def discard(self) -> None:
+        if self.path is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+    def close(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # releases the lock
+            self._lock = None
 
 
 def build_inputs(p: Paths) -> dict[str, str]:
@@ -197,29 +258,26 @@ def materialize(selection: dg.AssetSelection | None = None, incremental: bool = 
     reason = _refresh_blocker(p, inputs) if incremental else ""
     if reason:
         selection, incremental = None, False
-    with _exclusive(p.build):
-        outcome = _materialize(selection, incremental, inputs)
+    try:
+        generation = Generation(p, copy_current=incremental).open()
+    except BuildBusy as exc:
+        raise SystemExit(str(exc)) from None
+    try:
+        outcome = _materialize(generation, selection, incremental, inputs)
+    finally:
+        generation.close()
     outcome.full_build_instead = bool(reason)
     outcome.full_build_reason = reason
     return outcome
 
 
-def _materialize(selection: dg.AssetSelection | None, incremental: bool, inputs: dict[str, str]) -> Outcome:
+def _materialize(generation: Generation, selection: dg.AssetSelection | None, incremental: bool,
+                 inputs: dict[str, str]) -> Outcome:
     from .defs.resources import default_resources
 
-    p = paths()
     started = time.perf_counter()
-    _clean(p)  # generations a killed build left
-    generation = _new_generation(p)
-    staging_db = generation / p.database.name
-    staging_build = generation
-    if incremental:  # materialize checked that the last build's database, pages and site exist
-        shutil.copy2(p.database, staging_db)
-        # copies keep modification times: the site build re-renders only pages rewritten since
-        for sub in ("docs", "site"):
-            if (p.build / sub).exists():
-                shutil.copytree(p.build / sub, staging_build / sub)
-
+    staging_db = generation.database
+    staging_build = generation.path
     defs = _definitions()
     all_assets = list(defs.assets or [])
     checks = list(defs.asset_checks or [])
@@ -266,13 +324,10 @@ def _materialize(selection: dg.AssetSelection | None, incremental: bool, inputs:
             outcome.step_seconds[stat.step_key] = stat.end_time - stat.start_time
 
     if outcome.ok and not outcome.errors:
-        Path(str(staging_db) + ".wal").unlink(missing_ok=True)
-        # what this build read, for the next refresh to compare against
-        (generation / INPUTS).write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
-        _publish(p, generation)
+        generation.publish(inputs)  # with what this build read, for the next refresh to compare against
     else:
         outcome.ok = False
-        shutil.rmtree(generation, ignore_errors=True)
+        generation.discard()
     outcome.seconds = time.perf_counter() - started
     return outcome
 

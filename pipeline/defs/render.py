@@ -38,7 +38,7 @@ def write_pages(docs: Path, generated: dict[str, str]) -> int:
 @dg.asset(group_name="render", kinds={"markdown"},
           description="Hand-written pages from site/ plus vega, vega-lite and vega-embed at Altair's versions (no CDN).")
 def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    docs = Path(atlas_paths.docs_dir)
+    docs = atlas_paths.docs
     shutil.copytree(atlas_paths.handwritten_dir, docs, dirs_exist_ok=True)
     vendor = docs / "javascripts" / "vendor"
     vendor.mkdir(parents=True, exist_ok=True)
@@ -64,7 +64,7 @@ def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDef
         with database.get_connection() as con:
             define_macros(con)
             generated = fn(con)
-        n = write_pages(Path(atlas_paths.docs_dir), generated)
+        n = write_pages(atlas_paths.docs, generated)
         return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": n})
 
     return _asset
@@ -98,7 +98,7 @@ def pages_plan(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
     with database.get_connection() as con:
         define_macros(con)
         generated = site_files(con)
-    n = write_pages(Path(atlas_paths.docs_dir), generated)
+    n = write_pages(atlas_paths.docs, generated)
     return dg.MaterializeResult(metadata={"files": len(generated), "files_changed": n,
                                           "bytes": sum(len(t.encode("utf-8")) for t in generated.values())})
 
@@ -107,7 +107,7 @@ def pages_plan(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
           description="Downloads: the DuckDB file, and every public view as Parquet and CSV. A run that re-materialises "
                       "only some tables (the price refresh) rewrites only the files of views that read them.")
 def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    out = Path(atlas_paths.exports_dir)
+    out = atlas_paths.exports
     out.mkdir(parents=True, exist_ok=True)
     selection = context.run.asset_selection
     rerun = None if selection is None else {key.to_user_string() for key in selection}
@@ -137,10 +137,10 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
 @dg.asset(group_name="render", kinds={"markdown"}, deps=["exports", "public_views"],
           description="The Data page: downloads, example SQL and the view reference generated from the contract.")
 def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    downloads = sorted(p.name for p in Path(atlas_paths.exports_dir).iterdir())
+    downloads = sorted(p.name for p in atlas_paths.exports.iterdir())
     with database.get_connection() as con:
         text = pages.data_page(con, downloads)
-    write_pages(Path(atlas_paths.docs_dir), {"data.md": text})
+    write_pages(atlas_paths.docs, {"data.md": text})
     return dg.MaterializeResult(metadata={"downloads": len(downloads)})
 
 
@@ -150,12 +150,12 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
           description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
                       "only the pages whose Markdown changed are re-rendered and the search index is merged.")
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    result = build_site(atlas_paths.mkdocs_config, atlas_paths.docs_dir, atlas_paths.site_dir,
-                        incremental=atlas_paths.incremental_site, template_cache=paths().cache / "jinja")
-    pages_built = sum(1 for _ in Path(atlas_paths.site_dir).rglob("index.html"))
+    result = build_site(atlas_paths.mkdocs_config, str(atlas_paths.docs), str(atlas_paths.site),
+                        incremental=atlas_paths.incremental, template_cache=paths().cache / "jinja")
+    pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))
     return dg.MaterializeResult(metadata={"html_pages": pages_built, "pages_rendered": result.pages_rendered,
                                           "incremental": result.incremental, "search_entries": result.search_entries,
-                                          "site_dir": atlas_paths.site_dir})
+                                          "site_dir": str(atlas_paths.site)})
 
 
 @dg.definitions

@@ -1,19 +1,25 @@
-"""One atomic publish: a build killed at any instant, the swap itself included, leaves the previous build
-or the new one current (database, pages, site and inputs record of one generation), never a mix."""
+"""One atomic publish, whatever starts the run: a build killed at any instant, the swap itself included, leaves
+the previous build or the new one current (database, pages, site and inputs record of one generation), never a
+mix. Runs launched by Dagster (`dagster job execute`, as the UI, schedules and sensors launch them) write into
+a new generation under the same build lock and publish only when every step and blocking check succeeded."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import random
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from pipeline.bench import add_price_snapshot
-from pipeline.run import GENERATIONS, current_generation, materialize
+from pipeline.run import GENERATIONS, Generation, current_generation, materialize, previous_generation
 from pipeline.sources import build_date, write_checksums
 
 pytestmark = pytest.mark.integration
@@ -111,5 +117,100 @@ def test_a_kill_leaves_the_previous_or_the_new_build(atlas, mode, expect_new):
     # the next build cleans what the killed one left and publishes the new sources
     assert materialize().ok
     assert state(atlas["base"]) != previous
-    generations = list((atlas["base"] / "build" / GENERATIONS).iterdir())
-    assert generations == [current_generation_of(atlas["base"])]
+    assert kept_generations(atlas["base"]) <= {current_generation_of(atlas["base"]), previous_of()}
+
+
+def previous_of() -> Path | None:
+    from pipeline.config import paths
+
+    return previous_generation(paths())
+
+
+def kept_generations(base: Path) -> set[Path]:
+    """What is left under generations/: the current build and the one it replaced, nothing a killed run left."""
+    return {g.resolve() for g in (base / "build" / GENERATIONS).iterdir()}
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    return {str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
+def dagster_refresh(atlas, **kw) -> subprocess.Popen:
+    """`dagster job execute` of the price refresh job, as a deployment's UI, schedule or sensor runs it."""
+    env = {**os.environ, **atlas["env"]}
+    env.pop("DAGSTER_HOME", None)  # an ephemeral instance
+    return subprocess.Popen([sys.executable, "-m", "dagster", "job", "execute", "-m", "pipeline.definitions",
+                             "-j", "price_refresh"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True, **kw)
+
+
+def test_a_dagster_price_refresh_publishes_a_new_generation(atlas):
+    before = state(atlas["base"])
+    old = current_generation_of(atlas["base"])
+    files = fingerprint(old)
+    toggle(atlas["src"])
+    run = dagster_refresh(atlas)
+    out, _ = run.communicate(timeout=600)
+    assert run.returncode == 0, out[-3000:]
+    assert state(atlas["base"]) != before  # the new snapshot is on every page of the new generation
+    new = current_generation_of(atlas["base"])
+    assert new != old and previous_of() == old
+    assert fingerprint(old) == files  # the previous generation was never written to
+    assert kept_generations(atlas["base"]) == {old, new}
+
+
+def test_a_failed_check_in_a_dagster_run_publishes_nothing(atlas):
+    state(atlas["base"])
+    old = current_generation_of(atlas["base"])
+    files = fingerprint(old)
+    kept = kept_generations(atlas["base"])
+    day = "2030-01-01"  # a snapshot whose first price is 100 times the last: the plausibility check blocks it
+    add_price_snapshot(atlas["src"], day=day, change=100)
+    try:
+        run = dagster_refresh(atlas)
+        out, _ = run.communicate(timeout=600)
+        assert run.returncode != 0
+        assert "prices_plausible" in out and "nothing published" in out
+        assert current_generation_of(atlas["base"]) == old and fingerprint(old) == files
+        assert kept_generations(atlas["base"]) == kept  # the failed run's generation is gone
+    finally:
+        shutil.rmtree(atlas["src"] / "prices" / "lambda" / day)
+        write_checksums(atlas["src"])
+
+
+def test_a_run_waits_for_no_one_and_corrupts_nothing_while_another_builds(atlas):
+    """A Dagster run started while a build holds the build folder refuses with a clear message, and so does the
+    command line while a Dagster run holds it; the current build is untouched."""
+    from pipeline.config import paths
+
+    state(atlas["base"])
+    old = current_generation_of(atlas["base"])
+    files = fingerprint(old)
+    held = Generation(paths(), copy_current=False).open()
+    try:
+        run = dagster_refresh(atlas)
+        out, _ = run.communicate(timeout=600)
+        assert run.returncode != 0 and "another GPU Atlas build is running" in out
+        with pytest.raises(SystemExit, match="another GPU Atlas build is running"):
+            materialize()
+    finally:
+        held.discard()
+        held.close()
+    assert current_generation_of(atlas["base"]) == old and fingerprint(old) == files
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_kill_of_a_dagster_run_leaves_one_consistent_generation(atlas, seed):
+    previous = state(atlas["base"])
+    toggle(atlas["src"])
+    run = dagster_refresh(atlas)
+    time.sleep(random.Random(seed).uniform(2.0, 12.0))  # anywhere from start-up to the publish
+    if run.poll() is None:
+        os.killpg(run.pid, signal.SIGKILL)
+    run.communicate(timeout=60)
+    now = state(atlas["base"])  # one generation, consistent: the previous build or the new one
+    assert now in (previous, not previous)
+    assert materialize().ok  # the next build cleans what the killed run left and publishes the sources
+    assert state(atlas["base"]) != previous
+    assert kept_generations(atlas["base"]) <= {current_generation_of(atlas["base"]), previous_of()}
