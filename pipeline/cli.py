@@ -98,12 +98,13 @@ def fetch_prices(
     force: bool = typer.Option(False, help="replace today's snapshot if it exists"),
 ) -> None:
     """Fetch a new dated price snapshot (network) into sources/prices/<provider>/<today>/."""
-    from .fetch import FETCHERS, FetchError, fetch_regions, snapshot_regions, write_snapshot
+    from .fetch import FETCHERS, FetchError, fetch_regions, may_collect, snapshot_regions, write_snapshot
 
     if provider not in FETCHERS:
         typer.secho(f"no fetcher for {provider!r}; available: {', '.join(FETCHERS)}", fg="red", err=True)
         raise typer.Exit(2)
     try:
+        may_collect(paths().sources, provider)  # the provider's recorded terms allow a program to collect prices
         regions = region or snapshot_regions(paths().sources, provider)
         if regions:
             typer.echo(f"fetching {provider} prices for {', '.join(regions)}")

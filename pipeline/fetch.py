@@ -514,6 +514,21 @@ def snapshot_regions(sources: Path, provider: str) -> list[str]:
     return sorted(r for r in regions if r and r != "all")
 
 
+def may_collect(sources: Path, provider: str) -> dict:
+    """The terms recorded for the provider (its newest snapshot's sidecar), when they let a program collect its
+    prices; FetchError, naming the terms and the clause, when they forbid it (checked before any request)."""
+    from .sources import SAFE_LOADER, collection_refusal, latest_price_snapshot
+
+    refusal = collection_refusal(sources, provider)
+    if refusal:
+        raise FetchError(refusal)
+    latest = latest_price_snapshot(sources, provider)
+    if latest is None:
+        return {}
+    meta = yaml.load((latest / "prices.source.yml").read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
+    return meta.get("terms") or {}
+
+
 def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> Snapshot:
     """One snapshot of a provider: its default region, or every region asked for, in one dated list.
 
@@ -536,8 +551,10 @@ def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> 
 
 
 def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None, force: bool = False) -> Path:
-    """Write sources/prices/<provider>/<date>/prices.csv and its sidecar; never overwrite without force."""
+    """Write sources/prices/<provider>/<date>/prices.csv and its sidecar (with the terms recorded for the provider
+    before); never overwrite without force."""
     on = on or dt.date.today()
+    terms = may_collect(sources, snapshot.provider)
     folder = sources / "prices" / snapshot.provider / on.isoformat()
     target = folder / "prices.csv"
     if target.exists() and not force:
@@ -558,6 +575,8 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
                "licence": "Public price list; prices as published", "checksum": f"sha256:{digest}"}
     if snapshot.notes:
         sidecar["notes"] = snapshot.notes
+    if terms:
+        sidecar["terms"] = terms
     (folder / "prices.source.yml").write_text(yaml.safe_dump(sidecar, sort_keys=False, allow_unicode=True, width=120),
                                               encoding="utf-8")
     return target

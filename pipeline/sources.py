@@ -61,6 +61,15 @@ URL_SCHEMES = ("https://", "http://", "seed:")
 ACCESS_TOLERANCE_DAYS = 3
 # the sidecar key of a price snapshot that lists no offer: the provider withdrew every GPU offer that day
 WITHDRAWN_KEY = "withdrawn_all"
+# every sidecar records the terms of the source it copies: the page read (url, read_on: null when no copy of
+# the terms could be read), whether they let a program collect the pages or API, and whether they let an index
+# republish the figures; a source whose terms forbid republication, or a snapshot a program collected although
+# its terms forbid it, is refused (and so is a fetcher for it)
+TERMS_KEYS = ("url", "read_on", "automated_collection", "republication", "summary")
+TERMS_ANSWERS = ("allowed", "forbidden", "not-stated")
+# sidecar kinds a program collects (fetch-prices writes provider_api snapshots)
+COLLECTED_KINDS = ("provider_api",)
+TERMS_REQUIRED = False
 
 
 MODEL_COLUMNS = (
@@ -311,6 +320,7 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     if meta.get("url") not in (None, ""):
         problems += check_url(meta["url"], side_rel, "url")
     problems += _check_dates(meta, data_file, side_rel)
+    problems += check_terms(meta, side_rel)
     checksum = str(meta.get("checksum") or "")
     if checksum:
         actual = "sha256:" + sha256(data_file)
@@ -331,6 +341,53 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
                                     f"must be one of {sorted(SIDECAR_KINDS)}", str(doc["kind"])))
     meta["documents"] = [d for d in docs if isinstance(d, dict)]
     return meta, problems
+
+
+def check_terms(meta: dict, side_rel: str) -> list[Problem]:
+    """The sidecar's `terms:` block is complete, and the terms allow what GPU Atlas does with the source."""
+    terms = meta.get("terms")
+    if terms is None and not TERMS_REQUIRED:
+        return []
+    if not isinstance(terms, dict):
+        return [Problem(side_rel, None, "terms", "required sidecar field is missing: the terms of use of the source "
+                        f"({', '.join(TERMS_KEYS)}; answers {'/'.join(TERMS_ANSWERS)})")]
+    problems = []
+    for key in TERMS_KEYS:
+        if key not in terms or (key != "read_on" and terms[key] in (None, "")):
+            problems.append(Problem(side_rel, None, f"terms.{key}", "required terms field is missing"))
+    if terms.get("url"):
+        problems += check_url(terms["url"], side_rel, "terms.url")
+    if terms.get("read_on") not in (None, "") and _as_date(terms["read_on"]) is None:
+        problems.append(Problem(side_rel, None, "terms.read_on", "must be a date YYYY-MM-DD or null",
+                                str(terms["read_on"])))
+    for key in ("automated_collection", "republication"):
+        if terms.get(key) not in (None, "") and terms[key] not in TERMS_ANSWERS:
+            problems.append(Problem(side_rel, None, f"terms.{key}", f"must be one of {', '.join(TERMS_ANSWERS)}",
+                                    str(terms[key])))
+    if terms.get("republication") == "forbidden":
+        problems.append(Problem(side_rel, None, "terms.republication",
+                                f"refused: the terms read at {terms.get('url')} forbid republishing this source "
+                                f"({terms.get('summary')}); remove the snapshot", "forbidden"))
+    if terms.get("automated_collection") == "forbidden" and meta.get("kind") in COLLECTED_KINDS:
+        problems.append(Problem(side_rel, None, "terms.automated_collection",
+                                f"refused: a program collected this snapshot, and the terms read at {terms.get('url')} "
+                                f"forbid automated collection ({terms.get('summary')}); remove the snapshot",
+                                "forbidden"))
+    return problems
+
+
+def collection_refusal(root: Path, provider: str) -> str:
+    """Why a fetcher may not collect `provider`'s prices ('' when it may): the terms recorded in the sidecar of
+    the provider's newest snapshot forbid automated collection."""
+    sidecars = sorted((root / "prices" / provider).glob("*/prices.source.yml"))
+    if not sidecars:
+        return ""
+    meta = yaml.load(sidecars[-1].read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
+    terms = meta.get("terms") or {}
+    if terms.get("automated_collection") == "forbidden":
+        return (f"{provider}: refused, the terms recorded in {sidecars[-1].relative_to(root.parent)} (read "
+                f"{terms.get('read_on')} at {terms.get('url')}) forbid automated collection: {terms.get('summary')}")
+    return ""
 
 
 def _check_dates(meta: dict, data_file: Path, side_rel: str) -> list[Problem]:
@@ -526,6 +583,7 @@ def source_rows(records: list[dict]) -> list[dict]:
             "publisher": meta.get("publisher"),
             "accessed_on": str(_as_date(meta.get("accessed_on")) or ""),
             "licence": meta.get("licence"),
+            **{f"terms_{key}": str((meta.get("terms") or {}).get(key) or "") or None for key in TERMS_KEYS},
             "snapshot_id": rec["snapshot_id"],
             "file": rec["file"],
             "checksum": meta.get("checksum"),

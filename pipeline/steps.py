@@ -95,7 +95,9 @@ def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int
                             "file": str(path.relative_to(sources_dir.parent)), "meta": meta, "rows": rows})
     rows = source_rows(records)
     frame = pd.DataFrame(rows, columns=["source_id", "kind", "title", "publisher", "url", "accessed_on",
-                                        "published_on", "licence", "snapshot_id", "file", "checksum", "rows"])
+                                        "published_on", "licence", "terms_url", "terms_read_on",
+                                        "terms_automated_collection", "terms_republication", "terms_summary",
+                                        "snapshot_id", "file", "checksum", "rows"])
     clash = frame.groupby("source_id")["url"].nunique()
     for source_id in clash[clash > 1].index:
         files = ", ".join(sorted(set(frame.loc[frame["source_id"] == source_id, "file"])))
@@ -103,6 +105,7 @@ def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int
     frame = frame.drop_duplicates("source_id")
     frame["accessed_on"] = pd.to_datetime(frame["accessed_on"], errors="coerce").dt.date
     frame["published_on"] = pd.to_datetime(frame["published_on"], errors="coerce").dt.date
+    frame["terms_read_on"] = pd.to_datetime(frame["terms_read_on"], errors="coerce").dt.date
     return create_table_from_frame(con, "core_sources", frame), problems
 
 

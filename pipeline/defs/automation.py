@@ -41,11 +41,12 @@ def new_price_snapshot(context: dg.SensorEvaluationContext):
 @dg.op(description="Fetch a dated snapshot from every public price API (network); a provider that fails is "
                    "logged and skipped, and an existing snapshot of today is never overwritten.")
 def fetch_public_prices(context) -> list[str]:
-    from pipeline.fetch import FETCHERS, FetchError, fetch_regions, snapshot_regions, write_snapshot
+    from pipeline.fetch import FETCHERS, FetchError, fetch_regions, may_collect, snapshot_regions, write_snapshot
 
     written = []
     for provider in FETCHERS:
         try:  # the regions of the provider's latest snapshot, so What changed compares like with like
+            may_collect(paths().sources, provider)  # refused when the provider's terms forbid collection
             snapshot = fetch_regions(provider, snapshot_regions(paths().sources, provider))
             target = write_snapshot(snapshot, paths().sources)
         except FetchError as exc:

@@ -286,7 +286,8 @@ def conflicts_page(con) -> str:
 def sources_page(con) -> str:
     src = df(con, "select * from core_sources order by kind, publisher, title, source_id")
     rows = [[esc(KIND_LABELS.get(s.kind, s.kind)), url_link(s.publisher, None, 40), url_link(s.title, s.url, 100),
-             esc(s.accessed_on), esc(s.published_on), esc(str(s.file).removeprefix("sources/")).replace("/", "/<wbr>")] for s in src.itertuples()]
+             esc(s.accessed_on), esc(s.published_on), terms_cell(s),
+             esc(str(s.file).removeprefix("sources/")).replace("/", "/<wbr>")] for s in src.itertuples()]
     kinds = df(con, """select source_kind, count(*) as n from core_canonical group by all
                        order by min(case source_kind when 'vendor_document' then 1 when 'vendor_reprint' then 2
                                 when 'curated_dataset' then 3 when 'reseller' then 4 when 'blog_or_wiki' then 5 else 6 end)""")
@@ -303,7 +304,23 @@ def sources_page(con) -> str:
                       "**reseller** page, a **blog or wiki**, or a press **article**. Where several give the same figure, "
                       f"the canonical one comes from the best kind in that order, unless a figure's note states why another document is canonical (where documents disagree). The {total} canonical figures come from:", "",
                       by_kind, "",
-                      table(["Kind", "Publisher", "Document", "Accessed", "Published", "Snapshot file in sources/"], rows, sortable=True)]) + "\n"
+                      "Each source's **terms** of use are recorded in its sidecar: the page read and when, whether "
+                      "they let a program collect the source (*collection*) and an index republish its figures "
+                      "(*republication*): allowed, forbidden or not stated. A source whose terms forbid republication, "
+                      "or a snapshot a program collected against its terms, is refused by the build, and "
+                      "`gpu-atlas fetch-prices` refuses a provider whose terms forbid automated collection.", "",
+                      table(["Kind", "Publisher", "Document", "Accessed", "Published", "Terms",
+                             "Snapshot file in sources/"], rows, sortable=True)]) + "\n"
+
+
+def terms_cell(s) -> str:
+    """The terms a source was read under: the clause that decides (linked to the terms, whole in its tooltip),
+    the day they were read, and the two answers."""
+    if not isinstance(s.terms_url, str):
+        return "–"
+    read = f"read {esc(s.terms_read_on)}" if pd.notna(s.terms_read_on) else "no copy read"
+    return (f"{url_link(s.terms_summary, s.terms_url, 48)} ({read}; collection {esc(s.terms_automated_collection)}, "
+            f"republication {esc(s.terms_republication)})")
 
 
 def models_page(con) -> str:

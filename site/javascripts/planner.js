@@ -340,9 +340,17 @@
                   input: d.input_tokens, output: d.output_tokens, context: d.context, engine: d.engine, tier: d.tier,
                   min_user: "", max_ttft: "" };
     var params = new URLSearchParams(location.search);
+    var ignored = [];
     Object.keys(start).forEach(function (n) {
       var v = params.has(n) ? params.get(n) : start[n];
-      if (v !== null && v !== undefined && form[n]) form[n].value = String(v);
+      if (v === null || v === undefined || !form[n]) return;
+      // a link may name a choice that no longer exists (a model renamed, a typo): keep the default, and say so
+      if (form[n].tagName === "SELECT" &&
+          !Array.prototype.some.call(form[n].options, function (o) { return o.value === String(v); })) {
+        ignored.push(n + "=" + v);
+        v = start[n];
+      }
+      form[n].value = String(v);
     });
     if (params.has("tokens")) { form.tokens.value = params.get("tokens"); form.tokens.dataset.touched = "1"; }
     form.addEventListener("input", function (e) {
@@ -353,6 +361,10 @@
     // would redraw the table under the reader's click)
     form.addEventListener("change", function (e) { if (e.target.tagName === "SELECT") update(); });
     update(false);
+    if (ignored.length) {
+      errorBox.hidden = false;
+      errorBox.textContent = "Not a choice here, so the default is shown instead: " + ignored.join(", ") + ".";
+    }
     document.body.dataset.plannerReady = "1";
   }).catch(function (err) {
     errorBox.hidden = false;

@@ -43,6 +43,20 @@ def test_planner_training_scales_with_the_token_budget(server, browser, built_si
     page.close()
 
 
+def test_planner_link_with_an_unknown_choice_falls_back_and_says_so(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "planner/?model=gpt-5-turbo&precision=fp3&users=50")
+    page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
+    note = page.locator("#planner-error").inner_text()
+    assert "model=gpt-5-turbo" in note and "precision=fp3" in note
+    assert page.locator("#planner-results tbody tr").count() > 0  # the default model, answered
+    assert "50 concurrent users" in page.locator("#planner-summary").inner_text()
+    assert errors == []
+    page.close()
+
+
 def test_compare_side_by_side_with_a_shareable_address(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(server + "compare/?gpus=nvidia-h100-sxm-80gb,nvidia-a100-sxm-80gb")
