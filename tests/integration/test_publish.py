@@ -138,8 +138,9 @@ def fingerprint(folder: Path) -> dict[str, str]:
 
 def dagster_refresh(atlas, **kw) -> subprocess.Popen:
     """`dagster job execute` of the price refresh job, as a deployment's UI, schedule or sensor runs it."""
-    env = {**os.environ, **atlas["env"]}
-    env.pop("DAGSTER_HOME", None)  # an ephemeral instance
+    home = atlas["base"] / "dagster_home"  # the instance of a deployment (runs, event logs), kept out of the checkout
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, **atlas["env"], "DAGSTER_HOME": str(home)}
     return subprocess.Popen([sys.executable, "-m", "dagster", "job", "execute", "-m", "pipeline.definitions",
                              "-j", "price_refresh"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True, **kw)
