@@ -29,19 +29,22 @@ def accuracy(con: duckdb.DuckDBPyConnection, model_id: str, fmt: str) -> dict:
 
 
 def serving_accuracy(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per publication and engine family: throughput figures, GPUs, the median |expected / measured - 1| with each
-    figure's expectation fitted without its GPU, and Spearman's rho between expected and measured over the
-    figures (a GPU's rank among the publication's runs), with the share of its bound the best figure reaches."""
+    """Per publication (a source snapshot: a publisher's table or post, all its releases together) and engine
+    family: throughput figures, GPUs, the median |expected / measured - 1| with each figure's expectation fitted
+    without its GPU, and Spearman's rho between expected and measured over the figures, with the share of its
+    bound the best figure reaches."""
     rows = _df(con, """
-        select e.source_id, s.title, s.url, e.engine_family, e.gpu_id, e.measured, e.expected_capped as expected,
-               e.measured_share_of_bound
-        from out_serving_estimates as e left join core_sources as s using (source_id)
+        select s.snapshot_id, p.title, p.url, e.engine_family, e.gpu_id, e.measured,
+               e.expected_capped as expected, e.measured_share_of_bound
+        from out_serving_estimates as e
+        join core_sources as s using (source_id)
+        left join core_sources as p on p.source_id = s.snapshot_id
         where e.quantity = 'throughput' and e.scenario in ('max_throughput', 'concurrency')
           and not e.speculative_decoding""")
     out = []
-    for (source, family), part in rows.groupby(["source_id", "engine_family"], sort=True):
+    for (snapshot, family), part in rows.groupby(["snapshot_id", "engine_family"], sort=True):
         rho = part["expected"].rank().corr(part["measured"].rank()) if len(part) >= 3 else None
-        out.append({"source_id": source, "title": part["title"].iloc[0], "url": part["url"].iloc[0],
+        out.append({"snapshot_id": snapshot, "title": part["title"].iloc[0], "url": part["url"].iloc[0],
                     "engine_family": family, "figures": len(part), "gpus": part["gpu_id"].nunique(),
                     "median_abs_error": float((part["expected"] / part["measured"] - 1).abs().median()),
                     "spearman": None if rho is None or pd.isna(rho) else float(rho),
@@ -63,23 +66,24 @@ def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
              "–" if pd.isna(c.held_out_median_abs_error) else f"{c.held_out_median_abs_error:.0%}"]
             for c in calib.itertuples()]
     acc = serving_accuracy(con)
-    arow = [[url_link(str(a.title or a.source_id), a.url), esc(a.engine_family), num(a.figures), num(a.gpus),
+    arow = [[url_link(str(a.title or a.snapshot_id), a.url, 90), esc(a.engine_family), num(a.figures), num(a.gpus),
              f"{a.median_abs_error:.0%}", "–" if a.spearman is None else f"{a.spearman:.2f}", f"{a.max_share:.0%}"]
             for a in acc.itertuples()]
+    # one row per model, weights, GPU and engine: the figures and how they sit against bound and expectation
+    # (every figure is a row of the serving_vs_estimate view and of its CSV download)
     detail = _df(con, """
-        select e.*, s.url from out_serving_estimates as e left join core_sources as s using (source_id)
-        order by e.model_id, e.gpu_id, e.engine, e.input_tokens, e.output_tokens, e.concurrency nulls first,
-                 e.metric, e.source_id""")
-    unit = {"throughput": "tok/s per GPU", "per_user": "tok/s per user", "ttft": "s to first token"}
-    drow = [[esc(d.model_id), esc(d.format), link(d.gpu_name, f"gpus/{d.gpu_id}.md"),
-             f"{int(d.gpu_count)} (TP {int(d.tensor_parallel)})", esc(d.engine), esc(d.scenario),
-             "–" if pd.isna(d.concurrency) else num(d.concurrency), f"{num(d.input_tokens)} / {num(d.output_tokens)}",
-             esc(unit[d.quantity]), fixed(d.measured, 2 if d.quantity == "ttft" else 0),
-             fixed(d.bound, 2 if d.quantity == "ttft" else 0),
-             "–" if pd.isna(d.measured_share_of_bound) else f"{d.measured_share_of_bound:.0%}",
-             fixed(d.expected_ttft if d.quantity == "ttft" else d.expected_capped, 2 if d.quantity == "ttft" else 0),
-             "speculative: not checked" if d.speculative_decoding else ("yes" if d.within_bound else "**no**"),
-             url_link(str(d.source_id), d.url)] for d in detail.itertuples()]
+        select model_id, format, gpu_id, any_value(gpu_name) as gpu_name, engine,
+               count(*) as figures, count(distinct source_id) as documents,
+               median(measured_share_of_bound) filter (where quantity <> 'ttft') as median_share,
+               max(measured_share_of_bound) filter (where quantity <> 'ttft') as max_share,
+               median(abs(expected_capped / measured - 1)) filter (where quantity = 'throughput') as median_error,
+               count(*) filter (where within_bound = false) as beyond
+        from out_serving_estimates where not speculative_decoding
+        group by all order by model_id, format, gpu_id, engine""")
+    pct = lambda v: "–" if pd.isna(v) else f"{v:.0%}"  # noqa: E731
+    drow = [[esc(d.model_id), esc(d.format), link(d.gpu_name, f"gpus/{d.gpu_id}.md"), esc(d.engine), num(d.figures),
+             num(d.documents), pct(d.median_share), pct(d.max_share), pct(d.median_error),
+             "none" if d.beyond == 0 else f"**{int(d.beyond)}**"] for d in detail.itertuples()]
     return [
         "## Serving engines", "",
         f"**{n} published serving figures (vLLM, SGLang, TensorRT-LLM) on {gpus} GPUs from {pubs} publications; "
@@ -89,9 +93,10 @@ def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "expectation from the engine family's fit for the model's kind (dense or mixture of experts): the share of "
         "peak bandwidth a decode step streams at, the share of dense peak a compute-bound step reaches and a fixed "
         "time per sequence and step, fitted on the figures of the *other* GPUs (leave one GPU out). A figure more "
-        "than 2% beyond its bound stops the build. The fits rest on what was published: mostly 405B and DeepSeek-R1 "
-        "runs of early 2025 on MI300X, H100 and H200, at large batches; a family fitted on one or two GPUs predicts "
-        "other GPUs and small loads poorly, as the held-out errors show.", "",
+        "than 2% beyond its bound stops the build. The fits rest on what was published: TensorRT-LLM's own tables "
+        "(maximum throughput at fixed lengths on NVIDIA GPUs, FP8 and NVFP4, 2024 to 2025) and, for vLLM and SGLang, "
+        "runs on MI300X, H100 and H200 by AMD and dstack; a family fitted on two GPUs predicts other GPUs and small "
+        "loads poorly, as the held-out errors show.", "",
         table(["Engine family", "Decode: share of peak bandwidth", "Compute: share of dense peak",
                "Time per sequence and step (µs)", "From", "Figures",
                "GPUs", "Held-out median error"], crow), "",
@@ -100,11 +105,12 @@ def serving_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "GPU. Spearman ρ ranks expected against measured over the publication's figures.", "",
         table(["Publication", "Engine family", "Figures", "GPUs", "Median |expected ÷ measured − 1|",
                "Spearman ρ", "Highest measured ÷ bound"], arow), "",
-        "### Every serving figure", "",
-        "All rows are in the `serving_vs_estimate` view.", "",
-        table(["Model", "Weights", "GPU", "GPUs", "Engine", "Scenario", "Concurrency", "Input / output tokens",
-               "Quantity", "Measured", "Bound", "Of bound", "Expected", "Within bound", "Source"], drow,
-              sortable=True), ""]
+        "### By model, GPU and engine", "",
+        "Every figure, with its deployment, lengths, concurrency, bound and expectation, is a row of the "
+        "`serving_vs_estimate` view (and of its CSV and Parquet downloads). Share of bound: throughput and "
+        "per-user speed figures; error: throughput figures, expected without the GPU.", "",
+        table(["Model", "Weights", "GPU", "Engine", "Figures", "Documents", "Median share of bound",
+               "Highest share of bound", "Median held-out error", "Beyond bound"], drow, sortable=True), ""]
 
 
 def measured_page(con: duckdb.DuckDBPyConnection) -> str:
