@@ -523,9 +523,10 @@ def may_collect(sources: Path, provider: str) -> dict:
     if refusal:
         raise FetchError(refusal)
     latest = latest_price_snapshot(sources, provider)
-    if latest is None:
+    side = latest / "prices.source.yml" if latest is not None else None
+    if side is None or not side.is_file():  # no snapshot yet, or one without its sidecar (check-sources names it)
         return {}
-    meta = yaml.load((latest / "prices.source.yml").read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
+    meta = yaml.load(side.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
     return meta.get("terms") or {}
 
 
