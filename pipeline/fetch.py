@@ -519,15 +519,16 @@ def may_collect(sources: Path, provider: str) -> dict:
     prices; FetchError, naming the terms and the clause, when they forbid it (checked before any request)."""
     from .sources import SAFE_LOADER, collection_refusal, latest_price_snapshot
 
-    refusal = collection_refusal(sources, provider)
-    if refusal:
-        raise FetchError(refusal)
     latest = latest_price_snapshot(sources, provider)
     side = latest / "prices.source.yml" if latest is not None else None
     if side is None or not side.is_file():  # no snapshot yet, or one without its sidecar (check-sources names it)
         return {}
     meta = yaml.load(side.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
-    return meta.get("terms") or {}
+    terms = meta.get("terms") or {}
+    refusal = collection_refusal(provider, terms, str(side.relative_to(sources.parent)))
+    if refusal:
+        raise FetchError(refusal)
+    return terms
 
 
 def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> Snapshot:

@@ -376,17 +376,12 @@ def check_terms(meta: dict, side_rel: str) -> list[Problem]:
     return problems
 
 
-def collection_refusal(root: Path, provider: str) -> str:
-    """Why a fetcher may not collect `provider`'s prices ('' when it may): the terms recorded in the sidecar of
-    the provider's newest snapshot forbid automated collection."""
-    sidecars = sorted((root / "prices" / provider).glob("*/prices.source.yml"))
-    if not sidecars:
-        return ""
-    meta = yaml.load(sidecars[-1].read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
-    terms = meta.get("terms") or {}
+def collection_refusal(provider: str, terms: dict, sidecar: str) -> str:
+    """Why a fetcher may not collect `provider`'s prices ('' when it may): the terms recorded in `sidecar` (the
+    provider's newest snapshot's) forbid automated collection."""
     if terms.get("automated_collection") == "forbidden":
-        return (f"{provider}: refused, the terms recorded in {sidecars[-1].relative_to(root.parent)} (read "
-                f"{terms.get('read_on')} at {terms.get('url')}) forbid automated collection: {terms.get('summary')}")
+        return (f"{provider}: refused, the terms recorded in {sidecar} (read {terms.get('read_on')} at "
+                f"{terms.get('url')}) forbid automated collection: {terms.get('summary')}")
     return ""
 
 
