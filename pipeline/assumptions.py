@@ -43,7 +43,7 @@ RULES: dict[str, Rule] = {
     # bits per weight of checkpoint formats
     "bits_int8_weight_only": _n(8, 9), "bits_int4_g128": _n(4, 5), "bits_nvfp4": _n(4, 5), "bits_mxfp4": _n(4, 5), "bits_gguf_q8_0": _n(8, 9),
     "bits_gguf_q4_0": _n(4, 5), "bits_gguf_q4_k": _n(4, 5), "bits_gguf_q6_k": _n(6, 7), "gguf_q4_k_m_q6_k_share": FRACTION,
-    "bits_nf4_double_quant": _n(4, 5), "bits_fp8": _n(8, 9),
+    "bits_nf4_double_quant": _n(4, 5), "bits_fp8": _n(8, 9), "bits_fp8_block": _n(8, 8.1),
     # memory budget
     "usable_memory_fraction": _n(0.5, 1.0), "runtime_overhead_gb": _n(0, 64),
     "runtime_overhead_fraction": _n(0, 0.5),

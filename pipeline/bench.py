@@ -152,8 +152,10 @@ def _inference_inputs(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.
 def numpy_inference_fit(models: pd.DataFrame, formats: pd.DataFrame, gpus: pd.DataFrame, params: dict) -> tuple[int, int]:
     """The inference fit of out_memory_requirements + out_vram_fit, vectorised with NumPy: one model at a time,
     broadcast over formats x KV formats x contexts x batches x GPUs x GPU counts. Returns (rows, rows that fit)."""
-    lin_b, vd_b, emb_b, head_b, oth_b = (formats[c].to_numpy(float) for c in
-                                         ("linear_bits", "value_down_extra_bits", "embedding_bits", "head_bits", "other_bits"))
+    lin_b, exp_b, vd_b, emb_b, head_b, oth_b = (
+        formats[c].to_numpy(float) for c in
+        ("linear_bits", "expert_bits", "value_down_extra_bits", "embedding_bits", "head_bits", "other_bits"))
+    apart = formats["format"].eq("mxfp4-moe").to_numpy()  # experts apart: only models with experts
     ctxs = np.array(params["inference_contexts"], float)
     batches = np.array(params["inference_batches"], float)
     kv_bytes = np.array([params["bytes_bf16"], params["bytes_fp8"]])
@@ -162,19 +164,17 @@ def numpy_inference_fit(models: pd.DataFrame, formats: pd.DataFrame, gpus: pd.Da
     fixed, grow = params["runtime_overhead_gb"], 1 + params["runtime_overhead_fraction"]
     rows = fits = 0
     for m in models.itertuples():
-        weights = (m.linear_params_b * lin_b + m.value_down_params_b * vd_b + m.embedding_params_b * emb_b
-                   + m.head_params_b * head_b + m.other_params_b * oth_b) / 8                      # [F]
+        keep = ~apart if not m.is_moe else np.ones_like(apart)
+        weights = ((m.linear_params_b - m.expert_params_b) * lin_b + m.expert_params_b * exp_b
+                   + m.value_down_params_b * vd_b + m.embedding_params_b * emb_b
+                   + m.head_params_b * head_b + m.other_params_b * oth_b)[keep] / 8                # [F]
         ctx = np.unique(np.minimum(ctxs, m.max_context))  # [C]: contexts capped at the maximum, as in the SQL
-        if m.attention_kind == "mla":
-            kv_tokens = m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * ctx
-            rep = counts
-        else:
-            window_layers = 0 if pd.isna(m.sliding_window) else m.layers - (m.full_attention_layers or 0)
-            win = ctx if pd.isna(m.sliding_window) else np.minimum(ctx, m.sliding_window)
-            kv_tokens = 2 * m.kv_heads * m.head_dim * ((m.layers - window_layers) * ctx + window_layers * win)
-            rep = np.ceil(m.kv_heads / counts) * counts / m.kv_heads
+        win = ctx if pd.isna(m.sliding_window) else np.minimum(ctx, m.sliding_window)
+        kv_values = m.kv_values_per_token_full * ctx + m.kv_values_per_token_window * win           # [C]
+        rep = counts if m.attention_kind == "mla" else np.ceil(m.kv_heads / counts) * counts / m.kv_heads
         valid = (m.attention_heads % counts) == 0                                                  # [D]
-        kv_gb = kv_tokens[None, :, None] * batches[None, None, :] * kv_bytes[:, None, None] / 1e9  # [K, C, B]
+        kv_gb = (kv_values[None, :, None] * kv_bytes[:, None, None]
+                 + m.state_values_per_sequence * params["bytes_bf16"]) * batches[None, None, :] / 1e9  # [K, C, B]
         per_gpu = fixed + grow * (weights[:, None, None, None, None]
                                   + kv_gb[None, :, :, :, None] * rep) / counts                   # [F, K, C, B, D]
         fit = valid & (per_gpu[..., None, :] <= usable[:, None])                                   # [F, K, C, B, G, D]
@@ -190,20 +190,19 @@ def pandas_row_by_row(models: pd.DataFrame, formats: pd.DataFrame, gpus: pd.Data
     fixed, grow = params["runtime_overhead_gb"], 1 + params["runtime_overhead_fraction"]
     for m in models.itertuples():
         for f in formats.itertuples():
-            weights = (m.linear_params_b * f.linear_bits + m.value_down_params_b * f.value_down_extra_bits
+            if f.format == "mxfp4-moe" and not m.is_moe:
+                continue
+            weights = ((m.linear_params_b - m.expert_params_b) * f.linear_bits + m.expert_params_b * f.expert_bits
+                       + m.value_down_params_b * f.value_down_extra_bits
                        + m.embedding_params_b * f.embedding_bits + m.head_params_b * f.head_bits
                        + m.other_params_b * f.other_bits) / 8
             for kv_bytes in (params["bytes_bf16"], params["bytes_fp8"]):
                 for ctx in params["inference_contexts"]:
                     for batch in params["inference_batches"]:
                         c = min(ctx, m.max_context)
-                        if m.attention_kind == "mla":
-                            kv = m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * c
-                        else:
-                            window_layers = 0 if pd.isna(m.sliding_window) else m.layers - (m.full_attention_layers or 0)
-                            w = c if pd.isna(m.sliding_window) else min(c, m.sliding_window)
-                            kv = 2 * m.kv_heads * m.head_dim * ((m.layers - window_layers) * c + window_layers * w)
-                        kv_gb = kv * batch * kv_bytes / 1e9
+                        w = c if pd.isna(m.sliding_window) else min(c, m.sliding_window)
+                        kv = m.kv_values_per_token_full * c + m.kv_values_per_token_window * w
+                        kv_gb = (kv * kv_bytes + m.state_values_per_sequence * params["bytes_bf16"]) * batch / 1e9
                         for g in gpus.itertuples():
                             usable = g.memory_gb * params["usable_memory_fraction"]
                             for count in params["gpu_counts"]:

@@ -360,6 +360,25 @@ COLUMN_DOCS = {
     "citation": "where the value comes from",
     # serving model, rentable machines, serving measurements and calibration
     "mla": "the model caches one latent per token (Multi-head Latent Attention), replicated on every tensor-parallel GPU",
+    "state_values_per_sequence": "values a linear-attention model keeps per sequence whatever its length (Gated DeltaNet "
+                                 "recurrent state and convolution inputs), stored at 16 bits; 0 without such layers",
+    "window_layers": "layers whose cache holds at most sliding_window tokens (sliding or chunked attention)",
+    "window_kind": "how the windowed layers attend: sliding (the last sliding_window tokens) or chunked (within "
+                   "chunks of sliding_window tokens, Llama 4); NULL without a window",
+    "attention_sinks": "learned attention-sink logits per head (gpt-oss): parameters only, no cache",
+    "linear_attention_layers": "linear-attention layers (Qwen3-Next's Gated DeltaNet): a fixed state per sequence",
+    "linear_key_heads": "key heads of a linear-attention layer",
+    "linear_value_heads": "value heads of a linear-attention layer",
+    "linear_key_head_dim": "key dimension per linear-attention head",
+    "linear_value_head_dim": "value dimension per linear-attention head",
+    "linear_conv_kernel": "width of the short convolution before a linear-attention layer",
+    "index_n_heads": "sparse-attention indexer query heads (DeepSeek V3.2)",
+    "index_head_dim": "sparse-attention indexer head size: one indexer key of this size is cached per token and layer",
+    "index_topk": "tokens each query attends to under sparse attention",
+    "mtp_layers": "multi-token-prediction layers the checkpoint ships beside the model (not in the published count)",
+    "mtp_params_b": "parameters of the multi-token-prediction layers, billions (in the checkpoint, not in params_b)",
+    "native_format": "the weight format the official checkpoint ships in (a weight_formats row)",
+    "expert_bits": "bits per weight of the routed experts (the linear layers' unless the format stores experts apart)",
     "kv_values_per_token_full": "values cached per token summed over the layers that keep every token (K and V, or MLA's "
                                 "latent); × the KV format's bytes = bytes per token",
     "kv_values_per_token_window": "values cached per token summed over the sliding-window layers, which keep at most "

@@ -515,17 +515,28 @@ def snapshot_regions(sources: Path, provider: str) -> list[str]:
 
 
 def may_collect(sources: Path, provider: str) -> dict:
-    """The terms recorded for the provider (its newest snapshot's sidecar), when they let a program collect its
-    prices; FetchError, naming the terms and the clause, when they forbid it (checked before any request)."""
-    from .sources import SAFE_LOADER, collection_refusal, latest_price_snapshot
+    """The terms recorded for the provider, when they let a program collect its prices; FetchError, naming the
+    terms and the clause, when they forbid it (checked before any request). The terms are those kept under the
+    provider's id in sources/terms.yml, else those of its newest snapshot's sidecar."""
+    from .sources import SAFE_LOADER, TERMS_FILE, collection_refusal, latest_price_snapshot, load_terms
 
-    latest = latest_price_snapshot(sources, provider)
-    side = latest / "prices.source.yml" if latest is not None else None
-    if side is None or not side.is_file():  # no snapshot yet, or one without its sidecar (check-sources names it)
-        return {}
-    meta = yaml.load(side.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
-    terms = meta.get("terms") or {}
-    refusal = collection_refusal(provider, terms, str(side.relative_to(sources.parent)))
+    registry, _ = load_terms(sources)
+    if provider in registry:
+        terms, recorded_in = dict(registry[provider]), f"{sources.name}/{TERMS_FILE} ({provider})"
+    else:
+        latest = latest_price_snapshot(sources, provider)
+        side = latest / "prices.source.yml" if latest is not None else None
+        meta = {}
+        if side is not None and side.is_file():
+            meta = yaml.load(side.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
+        terms, recorded_in = meta.get("terms") or {}, str(side.relative_to(sources.parent)) if side else ""
+        if isinstance(terms, str):  # a key of sources/terms.yml
+            terms = dict(registry.get(terms) or {})
+        if not terms:
+            raise FetchError(f"{provider}: no terms of use recorded: read the provider's terms and record them in "
+                             f"{sources.name}/{TERMS_FILE} under '{provider}' (url, read_on, automated_collection, "
+                             "republication, summary) before a program collects its prices")
+    refusal = collection_refusal(provider, terms, recorded_in)
     if refusal:
         raise FetchError(refusal)
     return terms
@@ -577,7 +588,11 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
                "licence": "Public price list; prices as published", "checksum": f"sha256:{digest}"}
     if snapshot.notes:
         sidecar["notes"] = snapshot.notes
-    if terms:
+    from .sources import load_terms
+
+    if snapshot.provider in load_terms(sources)[0]:
+        sidecar["terms"] = snapshot.provider  # the provider's terms, kept once in sources/terms.yml
+    elif terms:
         sidecar["terms"] = terms
     (folder / "prices.source.yml").write_text(yaml.safe_dump(sidecar, sort_keys=False, allow_unicode=True, width=120),
                                               encoding="utf-8")

@@ -136,6 +136,15 @@ def _model_consistent(df: pd.DataFrame) -> pd.Series:
                   & (df["published_active_params_b"].notna() | df["params_note"].notna()))
     ok &= df["sliding_window"].isna() | df["full_attention_layers"].notna()
     ok &= df["published_params_b"].notna() | df["params_note"].notna()  # no published count: say why
+    # linear-attention layers carry the shape of their state; full + windowed + linear layers are the layers
+    linear = num("linear_attention_layers").fillna(0) > 0
+    for col in ("linear_key_heads", "linear_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+                "linear_conv_kernel"):
+        ok &= ~linear | df[col].notna()
+    ok &= ~linear | (num("full_attention_layers").notna()
+                     & (num("full_attention_layers") + num("linear_attention_layers") == num("layers")))
+    ok &= df["index_head_dim"].isna() | (df["index_n_heads"].notna() & df["index_topk"].notna() & mla)
+    ok &= df["window_kind"].isna() | df["sliding_window"].notna()
     return ok
 
 
@@ -373,11 +382,26 @@ def models_schema() -> pa.DataFrameSchema:
             "params_note": _col(str, nullable=True),
             "document_id": _col(str),
             "params_document_id": _col(str),
+            "window_kind": _col(str, pa.Check.isin(["sliding", "chunked"]), nullable=True),
+            "attention_sinks": flag(True),
+            "linear_attention_layers": _col("Int64", pa.Check.ge(0), nullable=True),
+            "linear_key_heads": pos_int(True),
+            "linear_value_heads": pos_int(True),
+            "linear_key_head_dim": pos_int(True),
+            "linear_value_head_dim": pos_int(True),
+            "linear_conv_kernel": pos_int(True),
+            "index_n_heads": pos_int(True),
+            "index_head_dim": pos_int(True),
+            "index_topk": pos_int(True),
+            "mtp_layers": _col("Int64", pa.Check.ge(0), nullable=True),
+            "native_format": _col(str, pa.Check.isin(NATIVE_FORMATS), nullable=True),
         },
         checks=[pa.Check(_model_consistent, error="inconsistent model shape: kv_heads must divide the heads; "
                          "MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; MoE needs "
                          "experts_per_token <= num_experts and a published active count; a sliding window needs "
-                         "full_attention_layers; a model without a published count needs a params_note")],
+                         "full_attention_layers; a model without a published count needs a params_note; linear-attention "
+                         "layers need their state's shape and full_attention_layers + linear_attention_layers = layers; "
+                         "an indexer needs index_n_heads, index_topk and MLA; a window_kind needs a sliding_window")],
         name="models",
     )
 
@@ -419,7 +443,9 @@ def measurements_schema(gpu_ids: list[str] | None = None, model_ids: list[str] |
 
 SERVING_ENGINES = ["vllm", "sglang", "tensorrt-llm", "other"]
 # weight formats the serving engines load (core_weight_formats rows used_for 'serving'; a test keeps them equal)
-ENGINE_FORMATS = ("bf16", "fp8", "int8", "int4", "nvfp4", "mxfp4")
+ENGINE_FORMATS = ("bf16", "fp8", "fp8-block", "int8", "int4", "nvfp4", "mxfp4", "mxfp4-moe")
+# how an official checkpoint ships its weights (models.native_format): a row of core_weight_formats
+NATIVE_FORMATS = ("bf16", "fp8", "fp8-block", "mxfp4-moe", "int4")
 SERVING_METRICS = {  # metric -> the units it may be printed in
     "output_tokens_per_s": ["tokens/s", "tokens/s/gpu"],
     "total_tokens_per_s": ["tokens/s", "tokens/s/gpu"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import functools
 import hashlib
 import io
 import os
@@ -61,15 +62,20 @@ URL_SCHEMES = ("https://", "http://", "seed:")
 ACCESS_TOLERANCE_DAYS = 3
 # the sidecar key of a price snapshot that lists no offer: the provider withdrew every GPU offer that day
 WITHDRAWN_KEY = "withdrawn_all"
-# every sidecar records the terms of the source it copies: the page read (url, read_on: null when no copy of
+# every sidecar names the terms of the source it copies: the page read (url, read_on: null when no copy of
 # the terms could be read), whether they let a program collect the pages or API, and whether they let an index
 # republish the figures; a source whose terms forbid republication, or a snapshot a program collected although
-# its terms forbid it, is refused (and so is a fetcher for it)
+# its terms forbid it, is refused (and so is a fetcher for it). A publisher's terms are read once and kept in
+# sources/terms.yml under a key (a price provider's key is its provider id); a sidecar says `terms: <key>`
+# (or carries a whole block of its own)
+TERMS_FILE = "terms.yml"
 TERMS_KEYS = ("url", "read_on", "automated_collection", "republication", "summary")
 TERMS_ANSWERS = ("allowed", "forbidden", "not-stated")
-# sidecar kinds a program collects (fetch-prices writes provider_api snapshots)
+# sidecar kinds a program collects (fetch-prices writes provider_api snapshots); a copy made by someone else's
+# program (a tracker polling an API) says `collected_by: program` in its sidecar, one a person typed `person`
 COLLECTED_KINDS = ("provider_api",)
-TERMS_REQUIRED = False
+COLLECTORS = ("program", "person")
+TERMS_REQUIRED = True
 
 
 MODEL_COLUMNS = (
@@ -79,6 +85,15 @@ MODEL_COLUMNS = (
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_experts", "experts_per_token", "shared_experts",
     "first_dense_layers", "mlp_kind", "qkv_bias", "linear_bias", "norm_kind", "norms_per_layer",
     "published_params_b", "published_active_params_b", "params_note", "document_id", "params_document_id",
+)
+# layer kinds beyond full and sliding attention, and how the official checkpoint ships (a file may leave them out):
+# chunked windows (Llama 4), attention sinks (gpt-oss), linear-attention layers with a fixed state per sequence
+# (Qwen3-Next's Gated DeltaNet), a sparse-attention indexer cache (DeepSeek V3.2), multi-token-prediction layers
+# shipped in the checkpoint, and the checkpoint's weight format
+MODEL_OPTIONAL = (
+    "window_kind", "attention_sinks", "linear_attention_layers", "linear_key_heads", "linear_value_heads",
+    "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel", "index_n_heads", "index_head_dim",
+    "index_topk", "mtp_layers", "native_format",
 )
 
 
@@ -170,6 +185,7 @@ KINDS: dict[str, SourceKind] = {
             True,
             MODEL_COLUMNS,
             True,
+            MODEL_OPTIONAL,
         ),
         SourceKind(
             "measurements",
@@ -320,7 +336,8 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     if meta.get("url") not in (None, ""):
         problems += check_url(meta["url"], side_rel, "url")
     problems += _check_dates(meta, data_file, side_rel)
-    problems += check_terms(meta, side_rel)
+    unresolved = resolve_terms(meta, root, side_rel)
+    problems += unresolved or check_terms(meta, side_rel)
     checksum = str(meta.get("checksum") or "")
     if checksum:
         actual = "sha256:" + sha256(data_file)
@@ -343,14 +360,51 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     return meta, problems
 
 
-def check_terms(meta: dict, side_rel: str) -> list[Problem]:
-    """The sidecar's `terms:` block is complete, and the terms allow what GPU Atlas does with the source."""
-    terms = meta.get("terms")
-    if terms is None and not TERMS_REQUIRED:
+def load_terms(root: Path) -> tuple[dict, list[Problem]]:
+    """The publishers' terms kept in sources/terms.yml (key -> terms block), each block checked."""
+    path = root / TERMS_FILE
+    if not path.is_file():
+        return {}, []
+    stat = path.stat()
+    return _load_terms(path, str(path.relative_to(root.parent)), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_terms(path: Path, rel: str, _mtime: int, _size: int) -> tuple[dict, list[Problem]]:
+    """load_terms, read once per version of the file (every sidecar of a build names one of its keys)."""
+    text, bad = decode(path.read_bytes(), rel)
+    if bad:
+        return {}, bad
+    try:
+        data = yaml.load(text, Loader=SAFE_LOADER) or {}
+    except yaml.YAMLError as exc:
+        return {}, [Problem(rel, None, None, f"not valid YAML: {exc}")]
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        return {}, [Problem(rel, None, None, "must map each key to a terms block "
+                                             f"({', '.join(TERMS_KEYS)})")]
+    problems = []
+    for key, block in data.items():
+        problems += [Problem(rel, None, f"{key}.{p.column.split('.', 1)[1]}", p.rule, p.value)
+                     for p in _check_block(block, rel) if p.column]
+    return data, problems
+
+
+def resolve_terms(meta: dict, root: Path, side_rel: str) -> list[Problem]:
+    """A sidecar's `terms: <key>` replaced by the block of sources/terms.yml it names (kept as `terms_key`)."""
+    key = meta.get("terms")
+    if not isinstance(key, str):
         return []
-    if not isinstance(terms, dict):
-        return [Problem(side_rel, None, "terms", "required sidecar field is missing: the terms of use of the source "
-                        f"({', '.join(TERMS_KEYS)}; answers {'/'.join(TERMS_ANSWERS)})")]
+    registry, _ = load_terms(root)  # the file's own problems are reported once, by check_all
+    if key not in registry:
+        return [Problem(side_rel, None, "terms", f"names no terms of sources/{TERMS_FILE} "
+                                                 f"(known: {', '.join(sorted(registry)) or 'none'})", key)]
+    meta["terms_key"] = key
+    meta["terms"] = dict(registry[key])
+    return []
+
+
+def _check_block(terms: dict, side_rel: str) -> list[Problem]:
+    """A terms block is complete and its answers are answers."""
     problems = []
     for key in TERMS_KEYS:
         if key not in terms or (key != "read_on" and terms[key] in (None, "")):
@@ -364,11 +418,31 @@ def check_terms(meta: dict, side_rel: str) -> list[Problem]:
         if terms.get(key) not in (None, "") and terms[key] not in TERMS_ANSWERS:
             problems.append(Problem(side_rel, None, f"terms.{key}", f"must be one of {', '.join(TERMS_ANSWERS)}",
                                     str(terms[key])))
+    return problems
+
+
+def collected_by_program(meta: dict) -> bool:
+    """Whether a program collected the snapshot: GPU Atlas's fetchers, or a tracker's that says so."""
+    return meta.get("kind") in COLLECTED_KINDS or meta.get("collected_by") == "program"
+
+
+def check_terms(meta: dict, side_rel: str) -> list[Problem]:
+    """The sidecar's `terms:` block is complete, and the terms allow what GPU Atlas does with the source."""
+    terms = meta.get("terms")
+    if terms is None and not TERMS_REQUIRED:
+        return []
+    if not isinstance(terms, dict):
+        return [Problem(side_rel, None, "terms", "required sidecar field is missing: the terms of use of the source "
+                        f"({', '.join(TERMS_KEYS)}; answers {'/'.join(TERMS_ANSWERS)})")]
+    problems = _check_block(terms, side_rel)
+    if meta.get("collected_by") not in (None, "") and meta["collected_by"] not in COLLECTORS:
+        problems.append(Problem(side_rel, None, "collected_by", f"must be one of {', '.join(COLLECTORS)}",
+                                str(meta["collected_by"])))
     if terms.get("republication") == "forbidden":
         problems.append(Problem(side_rel, None, "terms.republication",
                                 f"refused: the terms read at {terms.get('url')} forbid republishing this source "
                                 f"({terms.get('summary')}); remove the snapshot", "forbidden"))
-    if terms.get("automated_collection") == "forbidden" and meta.get("kind") in COLLECTED_KINDS:
+    if terms.get("automated_collection") == "forbidden" and collected_by_program(meta):
         problems.append(Problem(side_rel, None, "terms.automated_collection",
                                 f"refused: a program collected this snapshot, and the terms read at {terms.get('url')} "
                                 f"forbid automated collection ({terms.get('summary')}); remove the snapshot",
@@ -377,8 +451,8 @@ def check_terms(meta: dict, side_rel: str) -> list[Problem]:
 
 
 def collection_refusal(provider: str, terms: dict, sidecar: str) -> str:
-    """Why a fetcher may not collect `provider`'s prices ('' when it may): the terms recorded in `sidecar` (the
-    provider's newest snapshot's) forbid automated collection."""
+    """Why a fetcher may not collect `provider`'s prices ('' when it may): the terms recorded in `sidecar`
+    (sources/terms.yml under the provider's id, else its newest snapshot's sidecar) forbid automated collection."""
     if terms.get("automated_collection") == "forbidden":
         return (f"{provider}: refused, the terms recorded in {sidecar} (read {terms.get('read_on')} at "
                 f"{terms.get('url')}) forbid automated collection: {terms.get('summary')}")
@@ -597,7 +671,7 @@ def source_rows(records: list[dict]) -> list[dict]:
 
 def check_all(root: Path) -> list[Problem]:
     """Every sidecar and checksum of the tree (used by tests and `gpu-atlas check-sources`)."""
-    problems: list[Problem] = []
+    problems: list[Problem] = list(load_terms(root)[1])
     for kind in KINDS.values():
         problems += read_kind(root, kind)[2]
     return problems

@@ -83,9 +83,9 @@ def ingest(con: duckdb.DuckDBPyConnection, sources_dir: Path, kind_name: str) ->
 
 def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int, list[Problem]]:
     """core_sources: one row per snapshot file and per document its sidecar lists."""
-    from .sources import discover, read_sidecar
+    from .sources import discover, load_terms, read_sidecar
 
-    records, problems = [], []
+    records, problems = [], list(load_terms(sources_dir)[1])
     for kind in KINDS.values():
         for path in discover(sources_dir, kind):
             meta, probs = read_sidecar(path, sources_dir)

@@ -25,9 +25,25 @@ def write_source(root: Path, rel: str, header: list[str], rows: list[list], kind
     docs = "".join(f"  - id: {d}\n    title: Test document {d}\n    url: https://example.com/{d}\n" for d in documents)
     side = (f"title: {meta.get('title', 'Test source')}\npublisher: Test\nkind: {kind}\n"
             f"url: https://example.com/\naccessed_on: 2026-11-22\npublished_on: null\nlicence: test\n"
-            f"checksum: sha256:{digest}\n" + (f"documents:\n{docs}" if docs else ""))
+            f"checksum: sha256:{digest}\n"
+            "terms:\n  url: https://example.com/terms\n  read_on: 2026-11-22\n  automated_collection: not-stated\n"
+            "  republication: not-stated\n  summary: Test terms, silent on programs and republication.\n"
+            + (f"documents:\n{docs}" if docs else ""))
     path.with_suffix(".source.yml").write_text(side, encoding="utf-8")
     return path
+
+
+def recorded_terms(root: Path, allow: tuple[str, ...] = ()) -> Path:
+    """The real sources/terms.yml copied under root (a fetcher writes only for providers whose terms are
+    recorded); providers in `allow` get terms that let a program collect (a test of parsing, not of terms)."""
+    import yaml
+
+    registry = yaml.safe_load((ROOT / "sources" / "terms.yml").read_text(encoding="utf-8"))
+    for provider in allow:
+        registry[provider] = {**registry[provider], "automated_collection": "allowed"}
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "terms.yml").write_text(yaml.safe_dump(registry, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return root
 
 
 @pytest.fixture

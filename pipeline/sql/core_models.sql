@@ -36,6 +36,19 @@ with typed as (
         cast(published_active_params_b as double) as published_active_params_b,
         params_note,
         params_document_id as params_source_id,
+        coalesce(cast(window_kind as varchar), case when sliding_window is not null then 'sliding' end) as window_kind,
+        coalesce(cast(attention_sinks as boolean), false) as attention_sinks,
+        coalesce(cast(linear_attention_layers as integer), 0) as linear_attention_layers,
+        cast(linear_key_heads as integer) as linear_key_heads,
+        cast(linear_value_heads as integer) as linear_value_heads,
+        cast(linear_key_head_dim as integer) as linear_key_head_dim,
+        cast(linear_value_head_dim as integer) as linear_value_head_dim,
+        cast(linear_conv_kernel as integer) as linear_conv_kernel,
+        cast(index_n_heads as integer) as index_n_heads,
+        cast(index_head_dim as integer) as index_head_dim,
+        cast(index_topk as integer) as index_topk,
+        coalesce(cast(mtp_layers as integer), 0) as mtp_layers,
+        coalesce(cast(native_format as varchar), 'bf16') as native_format,
         source_id
     from raw_models
 ),
@@ -48,7 +61,13 @@ shape as (
         case when coalesce(num_experts, 0) > 1 then first_dense_layers else layers end as dense_layers,
         coalesce(moe_intermediate_size, intermediate_size) as expert_intermediate_size,
         case mlp_kind when 'gated' then 3 else 2 end as mlp_matrices,
-        case norm_kind when 'layernorm' then 2 else 1 end as norm_vectors  -- LayerNorm: weight and bias
+        case norm_kind when 'layernorm' then 2 else 1 end as norm_vectors,  -- LayerNorm: weight and bias
+        -- layers by attention kind: windowed (sliding or chunked) keep at most the window, linear-attention
+        -- layers a fixed state, the others every token
+        case when sliding_window is null then 0
+             else layers - coalesce(full_attention_layers, 0) - linear_attention_layers end as window_layers,
+        linear_key_heads * linear_key_head_dim as linear_key_dim,
+        linear_value_heads * linear_value_head_dim as linear_value_dim
     from typed
 ),
 
@@ -73,8 +92,20 @@ per_layer as (
         case when coalesce(linear_bias, false) then attention_heads * head_dim + 2 * kv_heads * head_dim + hidden_size
              when coalesce(qkv_bias, false) then attention_heads * head_dim + 2 * kv_heads * head_dim
              else 0 end as attention_bias_params,
-        -- MLA keeps two small norms inside attention (on the q and kv latents)
-        case when attention_kind = 'mla' then coalesce(q_lora_rank, 0) + kv_lora_rank else 0 end as attention_norm_params,
+        -- MLA keeps two small norms inside attention (on the q and kv latents); learned sinks are one logit per
+        -- head (gpt-oss)
+        case when attention_kind = 'mla' then coalesce(q_lora_rank, 0) + kv_lora_rank else 0 end
+            + case when attention_sinks then attention_heads else 0 end as attention_norm_params,
+        -- a sparse-attention indexer (DeepSeek V3.2): its query heads from the q latent, one key, head weights
+        case when index_head_dim is null then 0
+             else q_lora_rank * index_n_heads * index_head_dim + hidden_size * index_head_dim
+                  + hidden_size * index_n_heads + 2 * index_head_dim end as indexer_params,
+        -- a Gated DeltaNet layer (Qwen3-Next): q, k, v and gate projections, per-head decay and step inputs, the
+        -- short convolution over q, k and v, a gated norm and the output projection
+        case when linear_attention_layers = 0 then 0
+             else hidden_size * (2 * linear_key_dim + 2 * linear_value_dim) + hidden_size * 2 * linear_value_heads
+                  + (2 * linear_key_dim + linear_value_dim) * linear_conv_kernel + 2 * linear_value_heads
+                  + linear_value_head_dim + linear_value_dim * hidden_size end as linear_attention_params,
         mlp_matrices * hidden_size * intermediate_size as dense_mlp_params,
         hidden_size * intermediate_size as dense_down_params,
         case when coalesce(linear_bias, false) then (mlp_matrices - 1) * intermediate_size + hidden_size else 0 end
@@ -90,19 +121,39 @@ counts as (
         *,
         vocab_size * hidden_size as embedding_params,
         case when tied_embeddings then 0 else vocab_size * hidden_size end as head_params,
-        layers * (attention_matrix_params + attention_bias_params + attention_norm_params) as attention_params,
+        (layers - linear_attention_layers) * (attention_matrix_params + attention_bias_params + attention_norm_params)
+            + layers * indexer_params + linear_attention_layers * linear_attention_params as attention_params,
         dense_layers * (dense_mlp_params + dense_mlp_bias_params)
             + moe_layers * (shared_experts * expert_params + router_params) as mlp_params,
         moe_layers * coalesce(num_experts, 0) * expert_params as expert_params_total,
         (layers * norms_per_layer + 1) * norm_vectors * hidden_size as norm_params,
         -- matrices a quantised checkpoint stores at low bits (attention, MLP, experts)
-        layers * attention_matrix_params + dense_layers * dense_mlp_params
+        (layers - linear_attention_layers) * attention_matrix_params + linear_attention_layers * linear_attention_params
+            + dense_layers * dense_mlp_params
             + moe_layers * (shared_experts + coalesce(num_experts, 0)) * expert_params as linear_params,
-        layers * value_matrix_params + dense_layers * dense_down_params
+        (layers - linear_attention_layers) * value_matrix_params + dense_layers * dense_down_params
             + moe_layers * (shared_experts + coalesce(num_experts, 0)) * expert_down_params as value_down_params,
         moe_layers * coalesce(num_experts, 0) * expert_down_params as routed_value_down_params,
         -- routed experts a token does not use
-        moe_layers * (coalesce(num_experts, 0) - coalesce(experts_per_token, 0)) * expert_params as idle_expert_params
+        moe_layers * (coalesce(num_experts, 0) - coalesce(experts_per_token, 0)) * expert_params as idle_expert_params,
+        -- multi-token-prediction layers the checkpoint ships beside the model (DeepSeek V3, GLM-4.5): one more
+        -- layer each (MoE where the model is), its projection of two hidden states and two norms; published
+        -- counts leave them out
+        mtp_layers * (attention_matrix_params + attention_bias_params + attention_norm_params + indexer_params
+                      + case when coalesce(num_experts, 0) > 1
+                             then (shared_experts + num_experts) * expert_params + router_params
+                             else dense_mlp_params end
+                      + 2 * hidden_size * hidden_size + (norms_per_layer + 3) * norm_vectors * hidden_size) as mtp_params,
+        -- cached values per token: K and V (or MLA's latent, plus an indexer key) on every layer that keeps
+        -- every token, and on the windowed layers, which keep at most sliding_window tokens
+        case when attention_kind = 'mla' then layers * (kv_lora_rank + qk_rope_head_dim + coalesce(index_head_dim, 0))
+             else 2 * kv_heads * head_dim * (layers - window_layers - linear_attention_layers) end as kv_values_per_token_full,
+        case when attention_kind = 'mla' then 0 else 2 * kv_heads * head_dim * window_layers end as kv_values_per_token_window,
+        -- the fixed state a linear-attention layer keeps per sequence, whatever its length: the recurrent
+        -- state (value heads x key dim x value dim) and the convolution's last kernel - 1 inputs
+        case when linear_attention_layers = 0 then 0
+             else linear_attention_layers * (linear_value_heads * linear_key_head_dim * linear_value_head_dim
+                  + (2 * linear_key_dim + linear_value_dim) * (linear_conv_kernel - 1)) end as state_values_per_sequence
     from per_layer
 )
 
@@ -133,6 +184,24 @@ select
     (embedding_params + head_params + attention_params + mlp_params + expert_params_total + norm_params
         - linear_params - embedding_params - head_params) / 1e9 as other_params_b,
     expert_params / 1e9 as params_per_expert_layer_b,
+    mtp_params / 1e9 as mtp_params_b,
+    cast(kv_values_per_token_full as double) as kv_values_per_token_full,
+    cast(kv_values_per_token_window as double) as kv_values_per_token_window,
+    cast(state_values_per_sequence as double) as state_values_per_sequence,
+    window_layers,
+    window_kind,
+    attention_sinks,
+    linear_attention_layers,
+    linear_key_heads,
+    linear_value_heads,
+    linear_key_head_dim,
+    linear_value_head_dim,
+    linear_conv_kernel,
+    index_n_heads,
+    index_head_dim,
+    index_topk,
+    mtp_layers,
+    native_format,
     routed_value_down_params / 1e9 as routed_value_down_params_b,
     layers,
     cast(hidden_size as integer) as hidden_size,

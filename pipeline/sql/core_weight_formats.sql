@@ -5,11 +5,16 @@
 -- about half of them in Q6_K). `native_compute` is the precision the format computes in where the
 -- GPU has the units; elsewhere it is dequantised and computed in 16-bit (weight-only). `used_for`: formats the
 -- serving engines (vLLM, SGLang, TensorRT-LLM) load ('serving'), llama.cpp's GGUF formats, or training only.
-select * from (values
+-- `expert_bits`: the bits of the routed experts, the linear layers' unless the format stores experts apart
+-- (gpt-oss ships MXFP4 experts and BF16 attention, embeddings and head).
+select *, case format when 'mxfp4-moe' then param('bits_mxfp4') else linear_bits end as expert_bits
+from (values
     ('fp32', 'FP32', 32.0, 0.0, 32.0, 32.0, 32.0, 'fp32', 'training', 'Full precision (4 bytes per weight)'),
     ('bf16', 'BF16 / FP16', 16.0, 0.0, 16.0, 16.0, 16.0, 'bf16', 'serving', 'The released 16-bit checkpoint'),
     ('fp8', 'FP8 (W8A8 where the GPU has FP8 units)', param('bits_fp8'), 0.0, 16.0, 16.0, 16.0, 'fp8', 'serving',
         'FP8 linear weights, 16-bit embeddings and head; W8A8 compute only on GPUs with FP8 tensor units'),
+    ('fp8-block', 'FP8, 128 x 128 block scales (DeepSeek-style checkpoint)', param('bits_fp8_block'), 0.0, 16.0, 16.0, 16.0,
+        'fp8', 'serving', 'FP8 linear weights with an FP32 scale per 128 x 128 block, as DeepSeek V3 and its successors ship; W8A8 compute only on GPUs with FP8 tensor units'),
     ('int8', 'INT8 weight-only', param('bits_int8_weight_only'), 0.0, 16.0, 16.0, 16.0, 'bf16', 'serving',
         'INT8 linear weights with per-channel scales, dequantised to 16-bit for compute'),
     ('int4', 'INT4 AWQ/GPTQ g128', param('bits_int4_g128'), 0.0, 16.0, 16.0, 16.0, 'bf16', 'serving',
@@ -18,6 +23,8 @@ select * from (values
         'NVFP4 linear weights (FP8 scale per 16 values); FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
     ('mxfp4', 'MXFP4 (W4A4 where the GPU has FP4 units)', param('bits_mxfp4'), 0.0, 16.0, 16.0, 16.0, 'fp4', 'serving',
         'MXFP4 linear weights (8-bit power-of-two scale per 32 values); FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
+    ('mxfp4-moe', 'MXFP4 experts, BF16 attention (gpt-oss checkpoint)', 16.0, 0.0, 16.0, 16.0, 16.0, 'fp4', 'serving',
+        'MXFP4 routed experts (8-bit scale per 32 values) with BF16 attention, embeddings and head, as gpt-oss ships; FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
     ('q8_0', 'GGUF Q8_0', param('bits_gguf_q8_0'), 0.0, param('bits_gguf_q8_0'), param('bits_gguf_q8_0'), 32.0,
         'bf16', 'llama.cpp', 'llama.cpp Q8_0 on every matrix, embeddings and head included; norms FP32'),
     ('q4_0', 'GGUF Q4_0', param('bits_gguf_q4_0'), 0.0, param('bits_gguf_q4_0'), param('bits_gguf_q6_k'), 32.0,

@@ -17,9 +17,10 @@ with meas as (
         m.experts_per_token,
         m.is_moe,
         m.layers,
-        -- KV bytes per token of context, BF16 cache
-        case when m.attention_kind = 'mla' then m.layers * (m.kv_lora_rank + m.qk_rope_head_dim)
-             else 2 * m.layers * m.kv_heads * m.head_dim end * param('bytes_bf16') / 1e9 as kv_gb_per_token,
+        m.kv_values_per_token_full,
+        m.kv_values_per_token_window,
+        m.sliding_window,
+        m.state_values_per_sequence,
         x.prompt_tokens + x.generated_tokens / 2.0 as mean_context,
         case when x.split_mode in ('tensor', 'row') then x.gpu_count else 1 end as parallel_readers
     from core_measurements as x
@@ -35,7 +36,9 @@ stepped as (
         dense_read_gb
             + case when is_moe then moe_layers * num_experts
                   * (1 - pow(1 - experts_per_token / num_experts, batch_size)) * expert_gb else 0 end
-            + batch_size * kv_gb_per_token * mean_context as step_read_gb
+            -- each sequence's BF16 cache at the mean context (the serving model's KV formula)
+            + batch_size * serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                                       state_values_per_sequence, param('bytes_bf16'), mean_context) as step_read_gb
     from meas
 ),
 

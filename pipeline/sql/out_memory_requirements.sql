@@ -6,8 +6,6 @@
 with m as (
     select
         *,
-        -- layers whose KV cache is capped at the sliding window
-        case when sliding_window is null then 0 else layers - coalesce(full_attention_layers, 0) end as window_layers,
         -- MLP width a token's activations pass through (MoE: its experts and the shared ones)
         case when is_moe
             then ((layers - moe_layers) * intermediate_size
@@ -37,17 +35,11 @@ inference as (
         cast(least(c.ctx, m.max_context) as integer) as context_tokens,
         cast(b.batch as integer) as batch_size,
         w.weights_gb,  -- all experts stay resident for MoE
-        -- KV cache per token and layer: MLA caches one latent (kv_lora_rank + rope dims);
-        -- other kinds 2 (K and V) x kv_heads x head_dim; sliding-window layers keep only the window
-        case
-            when m.attention_kind = 'mla' then
-                m.layers * (m.kv_lora_rank + m.qk_rope_head_dim) * least(c.ctx, m.max_context)
-            else
-                2 * m.kv_heads * m.head_dim * (
-                    (m.layers - m.window_layers) * least(c.ctx, m.max_context)
-                    + m.window_layers * least(c.ctx, m.max_context, coalesce(m.sliding_window, c.ctx))
-                )
-        end * b.batch * k.kv_bytes / 1e9 as kv_cache_gb,
+        -- KV cache of the batch (the serving model's formula, pipeline/sql/macros/serving.sql): MLA caches one
+        -- latent (kv_lora_rank + rope dims) per token and layer, other kinds K and V; windowed layers keep
+        -- at most the window, linear-attention layers a fixed state per sequence
+        b.batch * serve_kv_gb(m.kv_values_per_token_full, m.kv_values_per_token_window, m.sliding_window,
+                              m.state_values_per_sequence, k.kv_bytes, least(c.ctx, m.max_context)) as kv_cache_gb,
         0.0 as gradients_gb,
         0.0 as optimizer_gb,
         0.0 as activations_gb

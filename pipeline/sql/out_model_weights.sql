@@ -7,11 +7,13 @@ select
     f.format,
     f.label as format_label,
     f.native_compute,
-    (m.linear_params_b * f.linear_bits + m.value_down_params_b * f.value_down_extra_bits) / 8 as linear_gb,
+    ((m.linear_params_b - m.expert_params_b) * f.linear_bits + m.expert_params_b * f.expert_bits
+        + m.value_down_params_b * f.value_down_extra_bits) / 8 as linear_gb,
     m.embedding_params_b * f.embedding_bits / 8 as embedding_gb,
     m.head_params_b * f.head_bits / 8 as head_gb,
     m.other_params_b * f.other_bits / 8 as other_gb,
-    (m.linear_params_b * f.linear_bits + m.value_down_params_b * f.value_down_extra_bits
+    ((m.linear_params_b - m.expert_params_b) * f.linear_bits + m.expert_params_b * f.expert_bits
+        + m.value_down_params_b * f.value_down_extra_bits
         + m.embedding_params_b * f.embedding_bits + m.head_params_b * f.head_bits
         + m.other_params_b * f.other_bits) / 8 as weights_gb,
     m.params_b,
@@ -19,11 +21,12 @@ select
         + (m.value_down_params_b - m.routed_value_down_params_b) * f.value_down_extra_bits
         + m.head_params_b * f.head_bits + m.other_params_b * f.other_bits) / 8 as dense_read_gb,
     case when m.is_moe then
-        (m.params_per_expert_layer_b * f.linear_bits
+        (m.params_per_expert_layer_b * f.expert_bits
          + m.routed_value_down_params_b / (m.moe_layers * m.num_experts) * f.value_down_extra_bits) / 8
     end as expert_gb
 from core_models as m
 cross join core_weight_formats as f
+where f.format <> 'mxfp4-moe' or m.is_moe  -- experts apart only where there are experts
 )
 
 select * exclude (params_b), weights_gb * 8 / params_b as bits_per_weight

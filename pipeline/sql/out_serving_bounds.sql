@@ -17,7 +17,7 @@ with m as (
         case when s.is_moe then 'moe' else 'dense' end as model_kind,
         s.layers, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
         s.moe_layers, s.num_experts, s.experts_per_token,
-        s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window,
+        s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window, s.state_values_per_sequence,
         g.name as gpu_name, g.architecture, g.memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
         g.allreduce_us,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
@@ -40,12 +40,12 @@ sized as (
         -- share with the runtime overhead, at most serving_max_batch)
         coalesce(concurrency_per_replica, greatest(1, floor(
             (memory_gb * gpus_per_replica - weights_gb)
-            / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes_bound,
+            / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_bound,
                            input_tokens + output_tokens) * replication_bound)))) as u_bound,
         coalesce(concurrency_per_replica, least(param('serving_max_batch'), greatest(1, floor(
             ((usable_gb_per_gpu - param('runtime_overhead_gb')) * gpus_per_replica
                  / (1 + param('runtime_overhead_fraction')) - weights_gb)
-            / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes_expected,
+            / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_expected,
                            input_tokens + output_tokens) * replication))))) as u_expected,
         case when gpus_per_replica > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
     from m
@@ -55,10 +55,10 @@ read as (
     select
         *,
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
-                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence,
                                        kv_bytes_bound, mean_context), replication_bound) as read_gb_bound,
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_expected,
-                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence,
                                        kv_bytes_expected, mean_context), replication) as read_gb_expected
     from sized
 )

@@ -29,9 +29,9 @@
     return format === "bf16" ? "16-bit" : "weight-only, 16-bit compute";
   }
 
-  function kvGb(full, window, slidingWindow, kvBytes, tokens) {
+  function kvGb(full, window, slidingWindow, state, stateBytes, kvBytes, tokens) {
     var cap = slidingWindow === null || slidingWindow === undefined ? tokens : slidingWindow;
-    return kvBytes * (full * tokens + window * Math.min(tokens, cap)) / 1e9;
+    return (kvBytes * (full * tokens + window * Math.min(tokens, cap)) + stateBytes * (state || 0)) / 1e9;
   }
   function kvReplication(mla, kvHeads, d) {
     return mla ? d : Math.ceil(kvHeads / d) * d / kvHeads;
@@ -82,10 +82,13 @@
     var kvBytes = q.kv_precision === "fp8" ? p.bytes_fp8 : p.bytes_bf16;
     var repl = kvReplication(mo.mla, mo.kv_heads, d);
     var reserved = Math.max(
-      Math.ceil(u) * kvGb(mo.kv_values_per_token_full, mo.kv_values_per_token_window, mo.sliding_window, kvBytes,
+      Math.ceil(u) * kvGb(mo.kv_values_per_token_full, mo.kv_values_per_token_window, mo.sliding_window,
+          mo.state_values_per_sequence, p.bytes_bf16, kvBytes,
                           q.input_tokens + q.output_tokens),
-      kvGb(mo.kv_values_per_token_full, mo.kv_values_per_token_window, mo.sliding_window, kvBytes, q.context_tokens));
-    var kvMean = kvGb(mo.kv_values_per_token_full, mo.kv_values_per_token_window, mo.sliding_window, kvBytes,
+      kvGb(mo.kv_values_per_token_full, mo.kv_values_per_token_window, mo.sliding_window,
+          mo.state_values_per_sequence, p.bytes_bf16, kvBytes, q.context_tokens));
+    var kvMean = kvGb(mo.kv_values_per_token_full, mo.kv_values_per_token_window, mo.sliding_window,
+          mo.state_values_per_sequence, p.bytes_bf16, kvBytes,
                       q.input_tokens + q.output_tokens / 2);
     var perGpu = perGpuGb(mo.weights_gb, reserved, repl, d, p.runtime_overhead_gb, p.runtime_overhead_fraction);
     if (!(perGpu <= g.usable_gb_per_gpu)) return null;

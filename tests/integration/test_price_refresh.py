@@ -153,8 +153,15 @@ def test_a_fetched_marketplace_snapshot_gives_the_marketplace_picks(tmp_path):
 
     from pipeline import fetch
 
+    import yaml
+
     src = tmp_path / "sources"
     shutil.copytree(ROOT / "sources", src)
+    # the picks are under test, not the terms: Vast.ai's recorded terms refuse a fetch (test_terms), so this
+    # copy records terms that allow one, for a marketplace like it
+    registry = yaml.safe_load((src / "terms.yml").read_text(encoding="utf-8"))
+    registry["vastai"] = {**registry["vastai"], "automated_collection": "allowed"}
+    (src / "terms.yml").write_text(yaml.safe_dump(registry, sort_keys=False), encoding="utf-8")
     recorded = json.loads((ROOT / "tests" / "fixtures" / "vastai" / "bundles.json").read_text())
     snap = fetch.fetch_vastai(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=recorded)),
                               on=dt.date.fromisoformat(DAY))

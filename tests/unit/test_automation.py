@@ -5,6 +5,7 @@ import dagster as dg
 
 from pipeline import fetch
 from pipeline.defs.automation import daily_prices, fetch_prices, new_price_snapshot, price_refresh, weekly_fetch
+from tests.conftest import recorded_terms
 
 
 def evaluate(cursor):
@@ -32,7 +33,7 @@ def test_schedule_targets_the_price_job():
 
 
 def test_fetch_job_writes_snapshots_and_skips_a_failing_provider(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPU_ATLAS_SOURCES", str(tmp_path))
+    monkeypatch.setenv("GPU_ATLAS_SOURCES", str(recorded_terms(tmp_path)))
     rows = [{"offering": "x.large", "gpu_name": "NVIDIA T4", "gpu_memory_gb": 16, "gpu_count": 1, "usd_per_hour": 0.5,
              "pricing_tier": "on-demand", "statistic": "list", "region": "r1", "note": ""}]
 

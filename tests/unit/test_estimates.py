@@ -8,13 +8,15 @@ import pytest
 
 from pipeline import steps
 from pipeline.db import create_table_from_frame, create_table_from_sql
-from pipeline.sources import MODEL_COLUMNS
+from pipeline.sources import MODEL_COLUMNS, MODEL_OPTIONAL
+
+RAW_MODEL_COLUMNS = MODEL_COLUMNS + MODEL_OPTIONAL
 
 def model(model_id, layers, hidden, heads, kv_heads, head_dim=None, *, inter=None, vocab=32000, tied="false",
           max_context=131072, mlp="gated", window=None, full_layers=None, kv_lora_rank=None, rope=None,
           published=None, **extra):
     """A raw_models row (text, as read from llms.csv); core_models.sql computes the counts from it."""
-    row = dict.fromkeys(MODEL_COLUMNS)
+    row = dict.fromkeys(RAW_MODEL_COLUMNS)
     row.update(model_id=model_id, name=model_id, family=model_id, developer="test", layers=layers, hidden_size=hidden,
                intermediate_size=inter or 4 * hidden, attention_heads=heads, kv_heads=kv_heads, head_dim=head_dim,
                vocab_size=vocab, tied_embeddings=tied, max_context=max_context,
@@ -52,7 +54,7 @@ def set_params(con, **params):
 
 
 def load_models(con, models):
-    frame = pd.DataFrame(models, columns=MODEL_COLUMNS).astype(object)
+    frame = pd.DataFrame(models, columns=RAW_MODEL_COLUMNS).astype(object)
     frame["source_id"] = "d"
     create_table_from_frame(con, "raw_models", frame)
     for table in ("core_models", "core_weight_formats", "out_model_weights"):

@@ -11,6 +11,7 @@ import pytest
 
 from pipeline import fetch
 from pipeline.sources import KINDS, read_kind
+from tests.conftest import recorded_terms
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure"
 
@@ -41,6 +42,7 @@ def test_pages_are_followed_and_filtered():
 
 def test_snapshot_is_a_valid_dated_source(tmp_path):
     snap = fetch.fetch_azure(transport=replay(recorded()))
+    recorded_terms(tmp_path)
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     assert target == tmp_path / "prices" / "azure" / "2026-11-23" / "prices.csv"
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
@@ -106,6 +108,7 @@ def test_regions_fetched_together_make_one_snapshot(tmp_path):
     assert sorted({r["region"] for r in snap.rows}) == ["eastus", "westeurope"] and len(snap.rows) == 8
     assert snap.url == fetch.AZURE_API and snap.title.endswith("in eastus, westeurope")
     assert "eastus: 4 offers" in snap.notes and "westeurope: 4 offers" in snap.notes
+    recorded_terms(tmp_path)
     fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
     assert problems == [] and len(frame) == 8 and records[0]["meta"]["notes"] == snap.notes
@@ -135,6 +138,7 @@ def test_oracle_price_list_keeps_gpu_hour_parts_only(tmp_path):
                    "A100-80GB": 4, "A10": 2, "H100": 10}
     assert all(r["gpu_count"] == 1 and r["region"] == "all" for r in snap.rows)
     assert snap.published_on == dt.date(2026, 10, 1) and "2 other GPU-hour parts" in snap.notes
+    recorded_terms(tmp_path)
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
     assert problems == [] and len(frame) == 9 and records[0]["meta"]["published_on"] == dt.date(2026, 10, 1)
@@ -163,6 +167,7 @@ def test_vast_offers_become_minimum_and_median_per_gpu_with_their_sample(tmp_pat
     assert got[("A100 SXM4", 40, "minimum")] == (0.4296, 4) and got[("A100 SXM4", 80, "median")] == (1.056, 3)
     assert got[("L40S", 48, "median")] == (0.7009, 4)
     assert all(r["gpu_count"] == 1 and r["pricing_tier"] == "on-demand" for r in snap.rows)
+    recorded_terms(tmp_path, allow=("vastai",))
     fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
     meta = records[0]["meta"]

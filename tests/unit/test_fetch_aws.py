@@ -13,6 +13,7 @@ import yaml
 
 from pipeline import fetch
 from pipeline.sources import KINDS, read_kind
+from tests.conftest import recorded_terms
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "aws"
 INDEX = (FIXTURES / "region_index.json").read_bytes()
@@ -81,6 +82,7 @@ def test_gpu_names_match_the_alias_file():
 
 def test_snapshot_is_a_valid_dated_source(tmp_path):
     snap = fetch.fetch_aws(transport=replay())
+    recorded_terms(tmp_path)
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     assert target == tmp_path / "prices" / "aws" / "2026-11-23" / "prices.csv"
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
@@ -164,7 +166,7 @@ def test_cli_leaves_the_default_region_to_each_fetcher(monkeypatch, tmp_path):
 
     from pipeline.cli import app
 
-    monkeypatch.setenv("GPU_ATLAS_SOURCES", str(tmp_path))
+    monkeypatch.setenv("GPU_ATLAS_SOURCES", str(recorded_terms(tmp_path)))
     calls = []
 
     def fake(name):

@@ -124,9 +124,10 @@ def test_alias_to_unknown_gpu_is_rejected():
 
 
 def test_model_shape_rules():
-    from pipeline.sources import MODEL_COLUMNS
+    from pipeline.sources import MODEL_COLUMNS, MODEL_OPTIONAL
 
-    base = dict.fromkeys(MODEL_COLUMNS)
+    columns = MODEL_COLUMNS + MODEL_OPTIONAL
+    base = dict.fromkeys(columns)
     base.update(model_id="m", name="M", family="f", developer="d", layers="32", hidden_size="4096",
                 intermediate_size="14336", attention_heads="32", kv_heads="8", head_dim="128", vocab_size="128256",
                 tied_embeddings="false", max_context="131072", attention_kind="gqa", mlp_kind="gated",
@@ -135,7 +136,7 @@ def test_model_shape_rules():
 
     def problems(**changes):
         row = {**base, **changes}
-        return schemas.validate(schemas.models_schema(), frame([[row[c] for c in MODEL_COLUMNS]], MODEL_COLUMNS))
+        return schemas.validate(schemas.models_schema(), frame([[row[c] for c in columns]], columns))
 
     assert problems() == []
     assert problems(kv_heads="12")  # does not divide the 32 heads
@@ -143,6 +144,17 @@ def test_model_shape_rules():
     assert problems(num_experts="8", experts_per_token="2")  # MoE without a published active count
     assert problems(num_experts="8", experts_per_token="2", published_active_params_b="13") == []
     assert problems(sliding_window="4096")  # which layers keep full attention?
+    assert problems(sliding_window="128", full_attention_layers="16", window_kind="sliding") == []
+    assert problems(window_kind="chunked")  # a chunk without its size
+    assert problems(window_kind="ring", sliding_window="128", full_attention_layers="16")
+    # linear-attention layers: their state's shape, and full + linear = every layer
+    linear = dict(linear_attention_layers="24", linear_key_heads="16", linear_value_heads="32",
+                  linear_key_head_dim="128", linear_value_head_dim="128", linear_conv_kernel="4")
+    assert problems(full_attention_layers="8", **linear) == []
+    assert problems(full_attention_layers="10", **linear)  # 10 + 24 is not 32
+    assert problems(full_attention_layers="8", **{**linear, "linear_conv_kernel": None})
+    assert problems(index_head_dim="128", index_n_heads="64", index_topk="2048")  # an indexer needs MLA
+    assert problems(native_format="fp6")
     # a NULL formula input is an error naming the column, not a NULL row downstream
     missing = problems(hidden_size=None)
     assert [p.column for p in missing] == ["hidden_size"] and missing[0].row == 2

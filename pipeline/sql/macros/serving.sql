@@ -6,10 +6,12 @@
 -- decodes output_tokens, one per step, in steps shared by the u sequences (bandwidth-bound).
 -- GB = 10^9 bytes; bandwidth in GB/s; compute in dense TFLOPS; efficiencies are shares of peak (1 = the bound).
 
--- KV cache of one sequence of `tokens` tokens, GB: full-attention layers keep every token, sliding-window
--- layers at most their window
-create or replace macro serve_kv_gb(full_values, window_values, sliding_window, kv_bytes, tokens) as
-    kv_bytes * (full_values::double * tokens + window_values::double * least(tokens, coalesce(sliding_window, tokens))) / 1e9;
+-- KV cache of one sequence of `tokens` tokens, GB: full-attention layers keep every token, windowed
+-- (sliding or chunked) layers at most their window, linear-attention layers a fixed state (kept at 16 bits
+-- whatever the KV format)
+create or replace macro serve_kv_gb(full_values, window_values, sliding_window, state_values, kv_bytes, tokens) as
+    (kv_bytes * (full_values::double * tokens + window_values::double * least(tokens, coalesce(sliding_window, tokens)))
+     + param('bytes_bf16') * coalesce(state_values, 0)::double) / 1e9;
 
 -- how much of one sequence's cache a d-way group holds, in copies: KV heads fewer than d are replicated,
 -- MLA's single latent on every GPU

@@ -41,7 +41,7 @@ serve_cases as (
         s.input_tokens, s.output_tokens, s.tokens, s.tier, s.engine_family, s.min_tokens_per_user, s.max_ttft_s,
         mo.name as model_name, mo.layers, mo.active_params_b, mo.weights_gb, mo.dense_read_gb, mo.expert_gb,
         mo.moe_layers, mo.num_experts, mo.experts_per_token, mo.kv_values_per_token_full,
-        mo.kv_values_per_token_window, mo.sliding_window, mo.mla, mo.kv_heads,
+        mo.kv_values_per_token_window, mo.sliding_window, mo.state_values_per_sequence, mo.mla, mo.kv_heads,
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
         m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
         g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
@@ -72,11 +72,11 @@ serve_memory as (
     select
         *,
         serve_kv_replication(mla, kv_heads, d) as replication,
-        greatest(ceil(u) * serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes,
+        greatest(ceil(u) * serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes,
                                        input_tokens + output_tokens),
-                 serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes,
+                 serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes,
                              context_tokens)) as kv_reserved_gb,
-        serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, kv_bytes,
+        serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes,
                     input_tokens + output_tokens / 2) as kv_mean_gb
     from serve_cases
 ),
