@@ -9,6 +9,8 @@ from enum import Enum
 import typer
 
 from .config import paths
+from .plan import DEFAULTS as PLAN_DEFAULTS
+from .plan import SERVE_PRECISIONS
 from .schemas import ENGINE_FORMATS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -219,7 +221,8 @@ def fit_command(
 def plan_command(
     model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.3-70b"),
     workload: str = typer.Option("serve", help="serve, full, lora, qlora or pretrain"),
-    precision: str = typer.Option("fp8", help="serving weights: " + ", ".join(ENGINE_FORMATS)),
+    precision: str = typer.Option(PLAN_DEFAULTS["precision"], help="serving weights: " + ", ".join(SERVE_PRECISIONS)
+                                  + " (native: as the model's official checkpoint ships them)"),
     kv_precision: str = typer.Option("bf16", "--kv-precision", help="serving KV cache: bf16 or fp8"),
     context: int = typer.Option(None, help="serving context tokens a request may reach (default: 8,192, or "
                                           "input + output if longer; at most the model's)"),
@@ -256,7 +259,8 @@ def plan_command(
     serve = workload == "serve"
     r = result
     typer.echo(f"{model} · {WORKLOAD_LABELS[workload]}"
-               + (f" · {r['precision']} weights, {r['kv_precision']} KV · {r['users']:,} users · "
+               + (f" · {r['precision']}{' (' + r['weights_format'] + ')' if r['precision'] == 'native' else ''} "
+                  f"weights, {r['kv_precision']} KV · {r['users']:,} users · "
                   f"{r['input_tokens']:,} in / {r['output_tokens']:,} out tokens · context {r['context']:,}"
                   if serve else "")
                + f" · tier {tier}")

@@ -19,7 +19,9 @@ PLAN_SQL = SQL_DIR / "plan" / "plan_options.sql"
 WORKLOADS = ("serve", "full", "lora", "qlora", "pretrain")
 WORKLOAD_LABELS = {"serve": "serve", "full": "fine-tune (full)", "lora": "fine-tune (LoRA)",
                    "qlora": "fine-tune (QLoRA)", "pretrain": "pre-train"}
-SERVE_PRECISIONS = ENGINE_FORMATS
+# `native`: the weights as the official checkpoint ships them (models.native_format: MXFP4 experts for gpt-oss,
+# block-scaled FP8 for DeepSeek, BF16 for most)
+SERVE_PRECISIONS = ("native",) + ENGINE_FORMATS
 KV_PRECISIONS = ("bf16", "fp8")
 TIERS = ("on-demand", "spot", "reserved", "any")
 ENGINES = {"vllm-sglang": "vLLM / SGLang", "tensorrt-llm": "TensorRT-LLM (NVIDIA only)"}
@@ -35,7 +37,7 @@ LIMITS = {
     "max_ttft_s": (0.001, 3600),
     "tokens": (1e6, 1e14),
 }
-DEFAULTS = {"model": "llama-3.3-70b", "workload": "serve", "precision": "fp8", "kv_precision": "bf16",
+DEFAULTS = {"model": "llama-3.3-70b", "workload": "serve", "precision": "native", "kv_precision": "bf16",
             "users": 50, "input_tokens": 2000, "output_tokens": 500, "context": 8192, "tier": "on-demand",
             "engine": "vllm-sglang", "min_tokens_per_user": None, "max_ttft_s": None, "tokens": None}
 SCENARIO_COLUMNS = {"model_id": "varchar", "workload": "varchar", "precision": "varchar", "kv_precision": "varchar",
@@ -56,7 +58,7 @@ class PlanInputError(ValueError):
 class Question:
     model: str
     workload: str = "serve"
-    precision: str = "fp8"
+    precision: str = "native"
     kv_precision: str = "bf16"
     context: int | None = None
     users: int = 1
@@ -154,6 +156,9 @@ def plan(database, question: Question, limit: int | None = 20) -> dict:
     try:
         q = validate(question, max_contexts(con))
         options = plan_options(con, pd.DataFrame([q.scenario()]))
+        # the weight format the answer uses: the one asked for, or the checkpoint's own for `native`
+        found = con.execute("select resolved_format from serving_models where model_id = ? and format = ?",
+                            [q.model, q.precision]).fetchone()
     finally:
         con.close()
     total = len(options)
@@ -161,4 +166,5 @@ def plan(database, question: Question, limit: int | None = 20) -> dict:
         options = options.head(limit)
     records = [{k: _plain(v) for k, v in row.items()}
                for row in options.drop(columns=["scenario_id"]).to_dict(orient="records")]
-    return {**{k: v for k, v in asdict(q).items()}, "options_total": total, "options": records}
+    return {**{k: v for k, v in asdict(q).items()}, "weights_format": found[0] if found else None,
+            "options_total": total, "options": records}

@@ -5,9 +5,17 @@
 -- fixed state per sequence.
 -- The Planner (pipeline/sql/plan/plan_options.sql and the page's planner-model.js) and the serving
 -- measurement bounds read these coefficients, nothing else of a model.
+with formats as (
+    -- every serving format, and `native`: the format the official checkpoint ships in
+    select format, format as resolved_format from core_weight_formats where used_for = 'serving'
+    union all
+    select 'native', null
+)
+
 select
     m.model_id,
-    w.format,
+    f.format,
+    w.format as resolved_format,
     w.native_compute,
     m.name,
     m.layers,
@@ -32,5 +40,5 @@ select
     m.state_values_per_sequence,
     m.sliding_window
 from core_models as m
-join out_model_weights as w on w.model_id = m.model_id
-where w.format in (select format from core_weight_formats where used_for = 'serving')
+cross join formats as f
+join out_model_weights as w on w.model_id = m.model_id and w.format = coalesce(f.resolved_format, m.native_format)

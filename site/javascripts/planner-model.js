@@ -116,7 +116,7 @@
       provider: m.provider, offering: m.offering, pricing_tier: m.pricing_tier, statistic: m.statistic,
       price_kind: m.price_kind, region: m.region, observed_on: m.observed_on,
       observed_date_known: m.observed_date_known, usd_per_hour: m.usd_per_hour, usd_per_gpu_hour: m.usd_per_gpu_hour,
-      compute_mode: computeMode(q.precision, mo.native_compute, g),
+      compute_mode: computeMode(mo.resolved_format, mo.native_compute, g),
       required_gb: perGpu * m.instance_gpus,
       capacity_gb: g.usable_gb_per_gpu * m.instance_gpus,
       throughput_tokens_per_s_per_gpu: throughput / m.instance_gpus,

@@ -267,6 +267,13 @@
     return training[modelId];
   }
 
+  // the weights a question asks for: a format, or the checkpoint's own (named)
+  function weightsLabel(q) {
+    if (q.precision !== "native") return q.precision.toUpperCase();
+    var row = model.models.filter(function (r) { return r.model_id === q.model_id && r.format === "native"; })[0];
+    return "native (" + (row ? row.resolved_format.toUpperCase() : "checkpoint") + ")";
+  }
+
   function show(q, problems) {
     errorBox.hidden = !problems.length;
     errorBox.textContent = problems.join(" ");
@@ -287,7 +294,7 @@
       summary.innerHTML = "";
       summary.appendChild(el("strong", {}, m.name));
       summary.appendChild(document.createTextNode(
-        ", serve, " + q.precision.toUpperCase() + " weights, " + q.kv_precision.toUpperCase() + " KV cache, " +
+        ", serve, " + weightsLabel(q) + " weights, " + q.kv_precision.toUpperCase() + " KV cache, " +
         plural(q.users, "concurrent user", "concurrent users") + ", " + fmt(q.input_tokens) + " input and " +
         fmt(q.output_tokens) + " output tokens per request, context " + fmt(q.context_tokens) + target + ", " +
         index.engines[q.engine_family] + ", " + tier + ": " +
@@ -331,7 +338,9 @@
     model = new window.AtlasPlannerModel.Model(loaded[1]);
     fill(form.model, index.models.map(function (m) { return [m.model_id, m.name]; }));
     fill(form.workload, Object.keys(index.workloads).map(function (k) { return [k, index.workloads[k]]; }));
-    fill(form.precision, index.precisions.map(function (p) { return [p, p.toUpperCase()]; }));
+    fill(form.precision, index.precisions.map(function (p) {
+      return [p, p === "native" ? "As the checkpoint ships" : p.toUpperCase()];
+    }));
     fill(form.kv, index.kv_precisions.map(function (p) { return [p, p.toUpperCase()]; }));
     fill(form.engine, Object.keys(index.engines).map(function (k) { return [k, index.engines[k]]; }));
     fill(form.tier, index.tiers.map(function (t) { return [t, t === "any" ? "any tier" : t]; }));

@@ -47,7 +47,7 @@ serve_cases as (
         g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
-        serve_compute_mode(mo.format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops) as compute_mode,
+        serve_compute_mode(mo.resolved_format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops) as compute_mode,
         c.decode_efficiency, c.compute_efficiency, c.sequence_overhead_us,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction, p.prefill_mfu,
