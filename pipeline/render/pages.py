@@ -285,8 +285,14 @@ def conflicts_page(con) -> str:
 
 def sources_page(con) -> str:
     src = df(con, "select * from core_sources order by kind, publisher, title, source_id")
+    # each publisher's terms once, numbered; a source's row names its entry
+    terms = (src.dropna(subset=["terms_url"])
+             .drop_duplicates(["terms_url", "terms_summary"])[["terms_url", "terms_read_on", "terms_automated_collection",
+                                                               "terms_republication", "terms_summary"]]
+             .reset_index(drop=True))
+    number = {(t.terms_url, t.terms_summary): i + 1 for i, t in enumerate(terms.itertuples())}
     rows = [[esc(KIND_LABELS.get(s.kind, s.kind)), url_link(s.publisher, None, 40), url_link(s.title, s.url, 100),
-             esc(s.accessed_on), esc(s.published_on), terms_cell(s),
+             esc(s.accessed_on), esc(s.published_on), terms_cell(s, number.get((s.terms_url, s.terms_summary))),
              esc(str(s.file).removeprefix("sources/")).replace("/", "/<wbr>")] for s in src.itertuples()]
     kinds = df(con, """select source_kind, count(*) as n from core_canonical group by all
                        order by min(case source_kind when 'vendor_document' then 1 when 'vendor_reprint' then 2
@@ -308,19 +314,29 @@ def sources_page(con) -> str:
                       "they let a program collect the source (*collection*) and an index republish its figures "
                       "(*republication*): allowed, forbidden or not stated. A source whose terms forbid republication, "
                       "or a snapshot a program collected against its terms, is refused by the build, and "
-                      "`gpu-atlas fetch-prices` refuses a provider whose terms forbid automated collection.", "",
+                      "`gpu-atlas fetch-prices` refuses a provider whose terms forbid automated collection "
+                      "(Vast.ai's, as recorded in `sources/terms.yml`), or whose terms are not recorded.", "",
                       table(["Kind", "Publisher", "Document", "Accessed", "Published", "Terms",
-                             "Snapshot file in sources/"], rows, sortable=True)]) + "\n"
+                             "Snapshot file in sources/"], rows, sortable=True), "",
+                      "## Terms of use, as read", "",
+                      table(["#", "Terms", "Read", "Automated collection", "Republication", "What they say"],
+                            [[f'<span id="terms-{i + 1}">T{i + 1}</span>', url_link(_host(t.terms_url), t.terms_url, 40),
+                              esc(t.terms_read_on) if pd.notna(t.terms_read_on) else "no copy read",
+                              esc(t.terms_automated_collection), esc(t.terms_republication), esc(t.terms_summary)]
+                             for i, t in enumerate(terms.itertuples())])]) + "\n"
 
 
-def terms_cell(s) -> str:
-    """The terms a source was read under: the clause that decides (linked to the terms, whole in its tooltip),
-    the day they were read, and the two answers."""
-    if not isinstance(s.terms_url, str):
+def _host(url: str) -> str:
+    """The address of a page without its scheme, for a short link text."""
+    return url.split("://", 1)[-1].removeprefix("www.")
+
+
+def terms_cell(s, number: int | None) -> str:
+    """The terms a source is used under: their entry in the page's terms table, and the two answers."""
+    if not isinstance(s.terms_url, str) or number is None:
         return "–"
-    read = f"read {esc(s.terms_read_on)}" if pd.notna(s.terms_read_on) else "no copy read"
-    return (f"{url_link(s.terms_summary, s.terms_url, 48)} ({read}; collection {esc(s.terms_automated_collection)}, "
-            f"republication {esc(s.terms_republication)})")
+    return (f'<a href="#terms-{number}">T{number}</a>: collection {esc(s.terms_automated_collection)}, '
+            f"republication {esc(s.terms_republication)}")
 
 
 def models_page(con) -> str:
