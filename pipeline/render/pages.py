@@ -343,14 +343,14 @@ def models_page(con) -> str:
     models = df(con, """select m.*, s.url, p.url as params_url from core_models as m
                         left join core_sources as s using (source_id)
                         left join core_sources as p on p.source_id = m.params_source_id
-                        order by params_b, model_id""")
+                        order by family, params_b, model_id""")
     noted = [m for m in models.itertuples() if isinstance(m.params_note, str)]
     mark = {m.model_id: f" [{i}]" for i, m in enumerate(noted, start=1)}
     counts = [[esc(m.name) + mark.get(m.model_id, ""), num(m.params_b), num(m.published_params_b),
                "–" if pd.isna(m.params_deviation) else f"{m.params_deviation:+.2%}", num(m.active_params_b),
                num(m.embedding_params_b), num(m.head_params_b), num(m.attention_params_b),
                num(m.mlp_params_b + m.expert_params_b), url_link("card", m.params_url)] for m in models.itertuples()]
-    shape = [[esc(m.name), esc(m.attention_kind), num(m.layers), num(m.hidden_size), num(m.attention_heads),
+    shape = [[esc(m.name), esc(m.family), layer_layout(m), esc(m.native_format), esc(m.attention_kind), num(m.layers), num(m.hidden_size), num(m.attention_heads),
               num(m.kv_heads), num(m.head_dim), num(m.vocab_size), num(m.max_context), num(m.sliding_window),
               num(m.kv_lora_rank),
               f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
@@ -365,9 +365,30 @@ def models_page(con) -> str:
                              "Attention", "MLP / experts", "Card"], counts, sortable=True), "",
                       "## Why some counts differ from the card", "", *notes, "",
                       "## Architecture (official config.json)", "",
-                      table(["Model", "Attention", "Layers", "Hidden", "Heads", "KV heads", "Head dim", "Vocabulary",
-                             "Max context", "Window", "MLA latent", "Experts (total/active)", "Config"],
-                            shape, sortable=True)]) + "\n"
+                      "Grouped by family. **Layer layout** is how the layers attend, which sets the cache a "
+                      "sequence keeps: full attention keeps every token, a sliding or chunked window at most its "
+                      "window, a linear-attention layer (Gated DeltaNet) a fixed state whatever the length; MLA keeps "
+                      "one latent per token; multi-token-prediction layers ship in the checkpoint but are not counted. "
+                      "**Checkpoint** is the format the official weights ship in (the Planner's *as the checkpoint "
+                      "ships* choice).", "",
+                      table(["Model", "Family", "Layer layout", "Checkpoint", "Attention", "Layers", "Hidden", "Heads",
+                             "KV heads", "Head dim", "Vocabulary", "Max context", "Window", "MLA latent",
+                             "Experts (total/active)", "Config"], shape, sortable=True)]) + "\n"
+
+
+def layer_layout(m) -> str:
+    """How a model's layers attend, in words: '18 full + 18 sliding (128 tokens), sinks'."""
+    parts = []
+    full = int(m.layers) - int(m.window_layers) - int(m.linear_attention_layers)
+    parts.append(f"{full} {'MLA' if m.attention_kind == 'mla' else 'full'}")
+    if m.window_layers:
+        parts.append(f"{int(m.window_layers)} {esc(m.window_kind)} ({int(m.sliding_window):,} tokens)")
+    if m.linear_attention_layers:
+        parts.append(f"{int(m.linear_attention_layers)} linear (Gated DeltaNet)")
+    extras = [label for flag, label in ((m.attention_sinks, "sinks"),
+                                        (pd.notna(m.index_head_dim), "sparse-attention indexer"),
+                                        (m.mtp_layers, f"+{int(m.mtp_layers)} MTP")) if flag]
+    return " + ".join(parts) + (", " + ", ".join(extras) if extras else "")
 
 
 # ----------------------------------------------------------------------------- estimates
