@@ -61,6 +61,9 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
             -- the one definition of the cheapest on-demand price, as built (core_price_picks)
             left join atlas.core_cheapest_offers as c using (gpu_id)
             where {where}
+            -- one row a GPU: the deployment it needs (its gpu_count rows differ only in the split they test)
+            qualify row_number() over (partition by f.gpu_id
+                                       order by coalesce(f.gpu_count = f.gpus_needed, false) desc, f.gpu_count) = 1
             order by f.gpus_needed nulls last, g.memory_gb, g.name""", args).df()
     finally:
         con.close()

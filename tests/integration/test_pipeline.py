@@ -190,6 +190,7 @@ def test_fit_command_breakdown_sums(built_site):
     # GQA: 2 x 80 layers x 8 KV heads x 128 x 32768 tokens x 2 bytes
     assert data["breakdown_gb"]["kv_cache_gb"] == pytest.approx(2 * 80 * 8 * 128 * 32768 * 2 / 1e9)
     by_gpu = {g["gpu_id"]: g for g in data["gpus"]}
+    assert len(by_gpu) == len(data["gpus"])  # one row a GPU, at the GPU count it needs
     assert by_gpu["nvidia-h100-sxm-80gb"]["gpus_needed"] == 2 and not by_gpu["nvidia-h100-sxm-80gb"]["fits_one_gpu"]
     assert by_gpu["nvidia-h200-sxm-141gb"]["fits_one_gpu"]
     bad = CliRunner().invoke(app, ["fit", "--model", "no-such-model"], env=env)
