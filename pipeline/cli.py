@@ -161,7 +161,7 @@ def _fail(option: str, message: str) -> None:
 
 @app.command("fit")
 def fit_command(
-    model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.1-70b (case-insensitive)"),
+    model: str = typer.Option(..., "--model", help="model_id, e.g. gpt-oss-120b or llama-3.3-70b (case-insensitive)"),
     precision: str | None = typer.Option(None, help="inference weight format: " + ", ".join(SERVING_FORMATS)
                                          + " (default bf16); training methods fix their own (full, lora: bf16; "
                                          "qlora: nf4)"),

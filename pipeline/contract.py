@@ -378,6 +378,10 @@ COLUMN_DOCS = {
     "mtp_layers": "multi-token-prediction layers the checkpoint ships beside the model (not in the published count)",
     "mtp_params_b": "parameters of the multi-token-prediction layers, billions (in the checkpoint, not in params_b)",
     "native_format": "the weight format the official checkpoint ships in (a weight_formats row)",
+    "status": "`current` (what teams deploy today; the site's defaults), `superseded` (its developer's newer model in "
+              "the catalogue takes its place) or `legacy` (no longer chosen for new work)",
+    "is_current": "status = 'current'",
+    "superseded_by": "the model_id of the catalogue model that supersedes this one (status `superseded`)",
     "resolved_format": "the weight format a row stands for: the format itself, or for `native` the model's native_format",
     "expert_bits": "bits per weight of the routed experts (the linear layers' unless the format stores experts apart)",
     "kv_values_per_token_full": "values cached per token summed over the layers that keep every token (K and V, or MLA's "

@@ -145,6 +145,11 @@ def _model_consistent(df: pd.DataFrame) -> pd.Series:
                      & (num("full_attention_layers") + num("linear_attention_layers") == num("layers")))
     ok &= df["index_head_dim"].isna() | (df["index_n_heads"].notna() & df["index_topk"].notna() & mla)
     ok &= df["window_kind"].isna() | df["sliding_window"].notna()
+    # a superseded model names its successor, a model of this catalogue that is itself not superseded
+    superseded = df["status"].eq("superseded")
+    successor_status = df["superseded_by"].map(dict(zip(df["model_id"], df["status"].fillna("current"))))
+    ok &= superseded == df["superseded_by"].notna()
+    ok &= ~superseded | successor_status.eq("current")
     return ok
 
 
@@ -395,16 +400,23 @@ def models_schema() -> pa.DataFrameSchema:
             "index_topk": pos_int(True),
             "mtp_layers": _col("Int64", pa.Check.ge(0), nullable=True),
             "native_format": _col(str, pa.Check.isin(NATIVE_FORMATS), nullable=True),
+            "status": _col(str, pa.Check.isin(MODEL_STATUSES), nullable=True),
+            "superseded_by": _col(str, pa.Check.str_matches(SLUG), nullable=True),
         },
         checks=[pa.Check(_model_consistent, error="inconsistent model shape: kv_heads must divide the heads; "
                          "MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; MoE needs "
                          "experts_per_token <= num_experts and a published active count; a sliding window needs "
                          "full_attention_layers; a model without a published count needs a params_note; linear-attention "
                          "layers need their state's shape and full_attention_layers + linear_attention_layers = layers; "
-                         "an indexer needs index_n_heads, index_topk and MLA; a window_kind needs a sliding_window")],
+                         "an indexer needs index_n_heads, index_topk and MLA; a window_kind needs a sliding_window; status "
+                         "superseded needs superseded_by, a current model of the catalogue, and only it")],
         name="models",
     )
 
+
+# current: what teams deploy today; superseded: its developer's newer model in this catalogue takes its place
+# (superseded_by); legacy: no longer deployed for new work, with no successor from its developer here
+MODEL_STATUSES = ["current", "superseded", "legacy"]
 
 MEASURED_FORMATS = ["bf16", "fp8", "int8", "int4", "q8_0", "q4_0", "q4_k_m"]
 

@@ -93,7 +93,7 @@ MODEL_COLUMNS = (
 MODEL_OPTIONAL = (
     "window_kind", "attention_sinks", "linear_attention_layers", "linear_key_heads", "linear_value_heads",
     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel", "index_n_heads", "index_head_dim",
-    "index_topk", "mtp_layers", "native_format",
+    "index_topk", "mtp_layers", "native_format", "status", "superseded_by",
 )
 
 

@@ -346,7 +346,8 @@ def models_page(con) -> str:
                         order by family, params_b, model_id""")
     noted = [m for m in models.itertuples() if isinstance(m.params_note, str)]
     mark = {m.model_id: f" [{i}]" for i, m in enumerate(noted, start=1)}
-    counts = [[esc(m.name) + mark.get(m.model_id, ""), num(m.params_b), num(m.published_params_b),
+    names = dict(zip(models.model_id, models.name))
+    counts = [[esc(m.name) + mark.get(m.model_id, ""), model_status(m, names), num(m.params_b), num(m.published_params_b),
                "–" if pd.isna(m.params_deviation) else f"{m.params_deviation:+.2%}", num(m.active_params_b),
                num(m.embedding_params_b), num(m.head_params_b), num(m.attention_params_b),
                num(m.mlp_params_b + m.expert_params_b), url_link("card", m.params_url)] for m in models.itertuples()]
@@ -356,12 +357,15 @@ def models_page(con) -> str:
               f"{num(m.num_experts)}/{num(m.experts_per_token)}" if pd.notna(m.num_experts) else "–",
               url_link("config", m.url)] for m in models.itertuples()]
     notes = [f"{i}. **{esc(m.name)}**: {esc(m.params_note)}" for i, m in enumerate(noted, start=1)]
-    return "\n".join([WIDE + "# Models", "", f"{len(models)} LLMs. Parameter counts are **computed from each official "
+    return "\n".join([WIDE + "# Models", "", f"{len(models)} LLMs, {int(models.is_current.sum())} of them current. Parameter counts are **computed from each official "
                       "config** by component (embeddings, output head, attention, MLP or experts, norms) and checked "
                       "against the count the model card publishes: a difference above 0.5% stops the build unless "
                       "the model carries an explanation (numbered below). Billions throughout.", "",
                       "## Parameter counts", "",
-                      table(["Model", "Params", "Published", "Difference", "Active", "Embeddings", "Head",
+                      "**Status**: *current* models are what teams deploy today and the site's defaults; a "
+                      "*superseded* one has a newer model from its developer in this catalogue; a *legacy* one is no "
+                      "longer chosen for new work. All stay, so older plans and measurements can be compared.", "",
+                      table(["Model", "Status", "Params", "Published", "Difference", "Active", "Embeddings", "Head",
                              "Attention", "MLP / experts", "Card"], counts, sortable=True), "",
                       "## Why some counts differ from the card", "", *notes, "",
                       "## Architecture (official config.json)", "",
@@ -374,6 +378,13 @@ def models_page(con) -> str:
                       table(["Model", "Family", "Layer layout", "Checkpoint", "Attention", "Layers", "Hidden", "Heads",
                              "KV heads", "Head dim", "Vocabulary", "Max context", "Window", "MLA latent",
                              "Experts (total/active)", "Config"], shape, sortable=True)]) + "\n"
+
+
+def model_status(m, names: dict) -> str:
+    """'current', 'legacy' or 'superseded by <its successor>'."""
+    if m.status == "superseded":
+        return f"superseded by {esc(names.get(m.superseded_by, m.superseded_by))}"
+    return esc(m.status)
 
 
 def layer_layout(m) -> str:
@@ -451,7 +462,7 @@ def vram_fit_page(con) -> dict[str, str]:
            "</form>", "",
            '<div id="fit-out" class="atlas-fit"><p>The explorer needs JavaScript; every setting is in the <code>vram_fit</code> view.</p></div>',
            "", '<script src="../javascripts/fitexplorer.js" defer></script>', ""]
-    explorer = {"default": {"model": "llama-3.1-70b", "precision": "fp8", "context": contexts[0]},
+    explorer = {"default": {"model": "llama-3.3-70b", "precision": "fp8", "context": contexts[0]},
                 "models": [{"model_id": m.model_id, "params_b": m.params_b} for m in models.itertuples()],
                 "precisions": ["fp32", "bf16", "fp8", "int8", "int4"], "contexts": contexts,
                 "gpus": [{"gpu_id": g.gpu_id, "name": g.name, "usable_gb": round(float(g.usable_gb), 2)}
@@ -887,9 +898,9 @@ def data_page(con, downloads: list[str]) -> str:
     out += ["", "## Example queries", "", "```sql",
             "-- dense BF16 and memory, fastest first",
             "select name, bf16_tflops, memory_gb from gpus order by bf16_tflops desc nulls last;",
-            "-- which GPUs run Llama 3.1 70B with FP8 weights at 32k context on one card",
+            "-- which GPUs run Llama 3.3 70B with FP8 weights at 32k context on one card",
             "select gpu_id, required_gb, fits_one_gpu from vram_fit",
-            "where model_id = 'llama-3.1-70b' and workload = 'inference' and precision = 'fp8'",
+            "where model_id = 'llama-3.3-70b' and workload = 'inference' and precision = 'fp8'",
             "  and kv_precision = 'bf16' and context_tokens = 32768 and batch_size = 1 and gpu_count = 1;",
             "-- cheapest dense BF16 TFLOP-hour right now",
             "select gpu_id, provider, offering, usd_per_tflop_hour from cost_per_tflop",

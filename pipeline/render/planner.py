@@ -113,13 +113,13 @@ def planner_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         files[f"{API}/plan/training/{model_id}.json"] = _json(
             {"schema_version": SCHEMA_VERSION, "model_id": model_id, "columns": OPTION_COLUMNS,
              "tokens": DEFAULT_TOKENS, "scenarios": by_model[model_id]})
-    models = con.execute("select model_id, name, params_b, active_params_b, max_context from models "
+    models = con.execute("select model_id, name, params_b, active_params_b, max_context, status from models "
                          "order by params_b, model_id").df()
     index = {"schema_version": SCHEMA_VERSION, "defaults": DEFAULTS, "limits": LIMITS,
              "precisions": list(SERVE_PRECISIONS), "kv_precisions": list(KV_PRECISIONS), "workloads": WORKLOAD_LABELS,
              "tiers": list(TIERS), "engines": ENGINES, "training_tokens": DEFAULT_TOKENS,
              "models": [{"model_id": m.model_id, "name": m.name, "params_b": _clean(m.params_b),
-                         "max_context": int(m.max_context)} for m in models.itertuples()]}
+                         "max_context": int(m.max_context), "status": m.status} for m in models.itertuples()]}
     files[f"{API}/plan/index.json"] = _json(index)
     q = validate(Question(**{k: v for k, v in DEFAULTS.items() if k in Question.__dataclass_fields__}),
                  max_contexts(con))
@@ -236,7 +236,7 @@ SCHEMA = {
                    "(GB = 10^9 bytes; TFLOPS dense; INT8 in TOPS); a missing figure is null, never 0.",
     "files": {
         "gpus.json": "one object per GPU variant: the `gpus` view (figures) with `cheapest` current prices per tier "
-                     "(marketplace minimums left out), `serving_tokens_per_s` (Llama 3.1 70B, FP8, serving batch, "
+                     "(marketplace minimums left out), `serving_tokens_per_s` (the reference model, Llama 3.3 70B, FP8, serving batch, "
                      "`inference_estimates`) on `serving_gpus` GPUs and `training_tokens_per_s_per_gpu` (Llama 3.1 8B "
                      "full fine-tune, `training_estimates`)",
         "offers.json": "one object per current price offer: the `price_offers` view",
@@ -267,7 +267,8 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         cheap_by.setdefault(r.pop("gpu_id"), []).append(r)
     serving = {r["gpu_id"]: r for r in _records(con.execute("""
         select gpu_id, gpus_used, batch_decode_tokens_per_s from inference_estimates
-        where model_id = 'llama-3.1-70b' and precision = 'fp8' and single_node""").df())}
+        where model_id = (select value from parameters where name = 'reference_model')
+          and precision = 'fp8' and single_node""").df())}
     training_speed = dict(con.execute("""select gpu_id, tokens_per_s_per_gpu from training_estimates
                                          where model_id = 'llama-3.1-8b' and method = 'full'""").fetchall())
     gpu_records = []

@@ -49,6 +49,8 @@ with typed as (
         cast(index_topk as integer) as index_topk,
         coalesce(cast(mtp_layers as integer), 0) as mtp_layers,
         coalesce(cast(native_format as varchar), 'bf16') as native_format,
+        coalesce(cast(status as varchar), 'current') as status,
+        cast(superseded_by as varchar) as superseded_by,
         source_id
     from raw_models
 ),
@@ -202,6 +204,9 @@ select
     index_topk,
     mtp_layers,
     native_format,
+    status,
+    status = 'current' as is_current,
+    superseded_by,
     routed_value_down_params / 1e9 as routed_value_down_params_b,
     layers,
     cast(hidden_size as integer) as hidden_size,

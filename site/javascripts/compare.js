@@ -60,7 +60,7 @@
         return f ? f.name : null;
       })]);
     });
-    rows.push(["Llama 3.1 70B decode tokens/s, FP8, batch of 16 (expected)", gpus.map(function (g) {
+    rows.push(["Llama 3.3 70B decode tokens/s, FP8, batch of 16 (expected)", gpus.map(function (g) {
       return g.serving_tokens_per_s;
     }), "max", gpus.map(function (g) { return g.serving_gpus ? "on " + g.serving_gpus + " GPUs" : ""; })]);
     rows.push(["Llama 3.1 8B full fine-tune tokens/s per GPU", gpus.map(function (g) {

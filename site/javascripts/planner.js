@@ -35,6 +35,16 @@
     values.forEach(function (v) { select.appendChild(el("option", { value: String(v[0]) }, v[1])); });
     if (values.some(function (v) { return String(v[0]) === current; })) select.value = current;
   }
+  function fillModels(select, models) {  // current models first; superseded and legacy ones apart
+    select.innerHTML = "";
+    [["Current models", true], ["Older models", false]].forEach(function (g) {
+      var group = el("optgroup", { label: g[0] });
+      models.filter(function (m) { return (m.status === "current") === g[1]; }).forEach(function (m) {
+        group.appendChild(el("option", { value: m.model_id }, m.name + (g[1] ? "" : " (" + m.status + ")")));
+      });
+      if (group.children.length) select.appendChild(group);
+    });
+  }
   function days(date) {
     var p = date.split("-").map(Number), now = new Date();
     return Math.round((Date.UTC(now.getFullYear(), now.getMonth(), now.getDate()) - Date.UTC(p[0], p[1] - 1, p[2])) / 864e5);
@@ -336,7 +346,7 @@
   ]).then(function (loaded) {
     index = loaded[0];
     model = new window.AtlasPlannerModel.Model(loaded[1]);
-    fill(form.model, index.models.map(function (m) { return [m.model_id, m.name]; }));
+    fillModels(form.model, index.models);
     fill(form.workload, Object.keys(index.workloads).map(function (k) { return [k, index.workloads[k]]; }));
     fill(form.precision, index.precisions.map(function (p) {
       return [p, p === "native" ? "As the checkpoint ships" : p.toUpperCase()];
