@@ -30,6 +30,17 @@ def test_gpt_oss_in_its_native_format_weighs_what_its_checkpoint_weighs(db, mode
     assert mxfp4 < gb < bf16 / 3
 
 
+@pytest.mark.parametrize("model_id,published_bytes", [
+    # google/gemma-3-1b-it's one model.safetensors, 1,999,811,208 bytes (a download check of the official file,
+    # search-index file id 71103966806); the 1B has no vision encoder, so the file is the language model alone
+    ("gemma-3-1b", 1_999_811_208),
+])
+def test_a_checkpoint_in_its_native_format_weighs_what_its_files_weigh(db, model_id, published_bytes):
+    (gb,) = db.execute("select weights_gb from serving_models where model_id = ? and format = 'native'",
+                       [model_id]).fetchone()
+    assert abs(gb * 1e9 / published_bytes - 1) < 0.03
+
+
 def test_every_model_has_its_native_format_and_experts_apart_only_with_experts(db):
     rows = db.execute("""select m.model_id, m.native_format, s.resolved_format, m.is_moe
                          from models as m left join serving_models as s
