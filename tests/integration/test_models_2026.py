@@ -74,3 +74,21 @@ def test_the_planner_serves_gpt_oss_120b_on_one_h100_in_its_checkpoint_format(bu
     assert one_h100 and one_h100[0]["compute_mode"] == "weight-only, 16-bit compute"  # Hopper has no FP4 units
     on_b200 = [o for o in answer["options"] if o["gpu_id"].startswith("nvidia-b200")]
     assert on_b200 and all(o["compute_mode"] == "fp4 (W4A4)" for o in on_b200)
+
+
+@pytest.mark.parametrize("model_id,published_bytes_per_token", [
+    # DeepSeek-AI, "Insights into DeepSeek-V3: Scaling Challenges and Reflections on Hardware for AI Architectures"
+    # (ISCA '25, arXiv 2505.09343), Table 1, KV cache per token at BF16: "DeepSeek-V3 (MLA) 70.272 KB",
+    # "Qwen-2.5 72B (GQA) 327.680 KB", "LLaMA-3.1 405B (GQA) 516.096 KB" (decimal KB; read from a stored copy,
+    # search-index file id 70082466863)
+    ("deepseek-v3", 70_272),
+    ("qwen2.5-72b", 327_680),
+    ("llama-3.1-405b", 516_096),
+])
+def test_the_cache_per_token_is_what_the_deepseek_v3_paper_prints(db, model_id, published_bytes_per_token):
+    """The figure a reader sees (the VRAM-fit breakdown at BF16 KV, one sequence of 4,096 tokens) divided back to
+    bytes per token equals the paper's."""
+    (gb,) = db.execute("""select any_value(kv_cache_gb) from vram_fit
+                          where model_id = ? and workload = 'inference' and kv_precision = 'bf16' and batch_size = 1
+                            and context_tokens = 4096""", [model_id]).fetchone()
+    assert gb * 1e9 / 4096 == pytest.approx(published_bytes_per_token, rel=1e-9)
