@@ -34,6 +34,9 @@ def test_gpt_oss_in_its_native_format_weighs_what_its_checkpoint_weighs(db, mode
     # google/gemma-3-1b-it's one model.safetensors, 1,999,811,208 bytes (a download check of the official file,
     # search-index file id 71103966806); the 1B has no vision encoder, so the file is the language model alone
     ("gemma-3-1b", 1_999_811_208),
+    # Qwen/Qwen3-Coder-30B-A3B-Instruct model.safetensors.index.json, "total_size": 61064245248 (a verbatim copy in
+    # ztxz16/fastllm @f8f04c33, Qwen3-Coder-30B-A3B-Instruct/)
+    ("qwen3-coder-30b-a3b", 61_064_245_248),
 ])
 def test_a_checkpoint_in_its_native_format_weighs_what_its_files_weigh(db, model_id, published_bytes):
     (gb,) = db.execute("select weights_gb from serving_models where model_id = ? and format = 'native'",
