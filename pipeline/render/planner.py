@@ -235,10 +235,12 @@ SCHEMA = {
                    "raises the version and moves the files to a new api/vN/ folder. Units are in the field names "
                    "(GB = 10^9 bytes; TFLOPS dense; INT8 in TOPS); a missing figure is null, never 0.",
     "files": {
-        "gpus.json": "one object per GPU variant: the `gpus` view (figures) with `cheapest` current prices per tier "
-                     "(marketplace minimums left out), `serving_tokens_per_s` (the reference model, Llama 3.3 70B, FP8, serving batch, "
-                     "`inference_estimates`) on `serving_gpus` GPUs and `training_tokens_per_s_per_gpu` (Llama 3.1 8B "
-                     "full fine-tune, `training_estimates`)",
+        "gpus.json": "one object per GPU variant: the `gpus` view (figures) with `cheapest`, the price every page "
+                     "uses per tier (`price_picks`: current, like for like, China-mainland picks apart; the cheapest "
+                     "reserved term), `serving_tokens_per_s` (expected) and `serving_tokens_per_s_bound` (the bound) "
+                     "for the reference model, Llama 3.3 70B, FP8, serving batch (`inference_estimates`), together on "
+                     "`serving_gpus` GPUs and `training_tokens_per_s_per_gpu` and "
+                     "`lora_tokens_per_s_per_gpu` (Llama 3.1 8B full and LoRA fine-tunes, `training_estimates`)",
         "offers.json": "one object per current price offer: the `price_offers` view",
         "estimates.json": "serving estimates per model x GPU x weight format: the `inference_estimates` view, and "
                           "training estimates: the `training_estimates` view",
@@ -257,27 +259,33 @@ SCHEMA = {
 def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     built = dt.date.today().isoformat()
     gpus = con.execute("select * from gpus order by gpu_id").df()
-    cheapest = con.execute("""select gpu_id, pricing_tier, min(usd_per_gpu_hour) as usd_per_gpu_hour,
-                                     arg_min(provider, usd_per_gpu_hour) as provider,
-                                     arg_min(observed_on, usd_per_gpu_hour) as observed_on
-                              from price_offers where gpu_id is not null and statistic <> 'minimum'
-                              group by all order by all""").df()
+    # the price every page uses: one pick per GPU and tier (price_picks), the cheapest reserved term when several
+    cheapest = con.execute("""select gpu_id, pick as pricing_tier, term, usd_per_gpu_hour, provider, statistic,
+                                     observed_on, observed_date_known
+                              from price_picks where usd_per_gpu_hour is not null
+                              qualify row_number() over (partition by gpu_id, pick
+                                                         order by usd_per_gpu_hour, term) = 1
+                              order by gpu_id, pick""").df()
     cheap_by: dict[str, list] = {}
     for r in _records(cheapest):
         cheap_by.setdefault(r.pop("gpu_id"), []).append(r)
     serving = {r["gpu_id"]: r for r in _records(con.execute("""
-        select gpu_id, gpus_used, batch_decode_tokens_per_s from inference_estimates
+        select gpu_id, gpus_used, batch_decode_tokens_per_s, batch_decode_expected_tokens_per_s from inference_estimates
         where model_id = (select value from parameters where name = 'reference_model')
           and precision = 'fp8' and single_node""").df())}
-    training_speed = dict(con.execute("""select gpu_id, tokens_per_s_per_gpu from training_estimates
-                                         where model_id = 'llama-3.1-8b' and method = 'full'""").fetchall())
+    training_speed = {(g, m): v for g, m, v in con.execute("""
+        select gpu_id, method, tokens_per_s_per_gpu from training_estimates
+        where model_id = (select value from parameters where name = 'reference_training_model')
+          and method in ('full', 'lora')""").fetchall()}
     gpu_records = []
     for g in _records(gpus):
         g["cheapest"] = cheap_by.get(g["gpu_id"], [])
         s = serving.get(g["gpu_id"], {})
-        g["serving_tokens_per_s"] = s.get("batch_decode_tokens_per_s")
+        g["serving_tokens_per_s"] = s.get("batch_decode_expected_tokens_per_s")
+        g["serving_tokens_per_s_bound"] = s.get("batch_decode_tokens_per_s")
         g["serving_gpus"] = s.get("gpus_used")
-        g["training_tokens_per_s_per_gpu"] = _clean(training_speed.get(g["gpu_id"]))
+        g["training_tokens_per_s_per_gpu"] = _clean(training_speed.get((g["gpu_id"], "full")))
+        g["lora_tokens_per_s_per_gpu"] = _clean(training_speed.get((g["gpu_id"], "lora")))
         gpu_records.append(g)
     offers = con.execute("select * exclude (age_days) from price_offers order by provider, gpu_id, usd_per_gpu_hour").df()
     inference = con.execute("select * from inference_estimates order by model_id, gpu_id, precision").df()

@@ -28,6 +28,8 @@
     ["Launch price (USD)", function (g) { return g.launch_price_usd; }, "min"]
   ];
 
+  var DEFAULT = "nvidia-h100-sxm-80gb,nvidia-h200-sxm-141gb,nvidia-b200-sxm-180gb,amd-mi300x-oam-192gb";
+
   function cheapest(g, tier) {
     var c = (g.cheapest || []).filter(function (x) { return x.pricing_tier === tier; })[0];
     return c ? c : null;
@@ -45,13 +47,16 @@
     }
     var gpus = ids.map(function (id) { return all[id]; });
     var rows = ROWS.map(function (r) { return [r[0], gpus.map(r[1]), r[2]]; });
-    ["on-demand", "spot", "reserved"].forEach(function (tier) {
-      rows.push(["Cheapest " + tier + " $/GPU-hour", gpus.map(function (g) {
-        var c = cheapest(g, tier);
+    [["on-demand", "on-demand"], ["spot", "spot"], ["reserved", "reserved"],
+     ["on-demand (China mainland)", "on-demand in mainland China"]].forEach(function (t) {
+      rows.push(["Price, " + t[1] + " ($/GPU-hour)", gpus.map(function (g) {
+        var c = cheapest(g, t[0]);
         return c ? c.usd_per_gpu_hour : null;
       }), "min", gpus.map(function (g) {
-        var c = cheapest(g, tier);
-        return c ? c.provider + ", " + c.observed_on : "";
+        var c = cheapest(g, t[0]);
+        if (!c) return "";
+        var when = c.observed_date_known === false ? "undated copy, read " + c.observed_on : c.observed_on;
+        return c.provider + (c.term ? ", " + c.term : "") + ", " + when;
       })]);
     });
     ["bf16", "fp8", "int4"].forEach(function (p) {
@@ -60,11 +65,20 @@
         return f ? f.name : null;
       })]);
     });
-    rows.push(["Llama 3.3 70B decode tokens/s, FP8, batch of 16 (expected)", gpus.map(function (g) {
-      return g.serving_tokens_per_s;
-    }), "max", gpus.map(function (g) { return g.serving_gpus ? "on " + g.serving_gpus + " GPUs" : ""; })]);
-    rows.push(["Llama 3.1 8B full fine-tune tokens/s per GPU", gpus.map(function (g) {
+    // per GPU, so that a model needing two H100s and one on a single H200 compare like for like
+    var perGpu = function (key) {
+      return function (g) { return g[key] && g.serving_gpus ? g[key] / g.serving_gpus : null; };
+    };
+    var count = gpus.map(function (g) {
+      return g.serving_gpus ? "on " + g.serving_gpus + (g.serving_gpus === 1 ? " GPU" : " GPUs") : "";
+    });
+    rows.push(["Llama 3.3 70B, FP8, batch of 16: expected decode tokens/s per GPU", gpus.map(perGpu("serving_tokens_per_s")), "max", count]);
+    rows.push(["Same, bound (no GPU exceeds it) tokens/s per GPU", gpus.map(perGpu("serving_tokens_per_s_bound")), null, count]);
+    rows.push(["Llama 3.1 8B full fine-tune tokens/s per GPU (expected)", gpus.map(function (g) {
       return g.training_tokens_per_s_per_gpu;
+    }), "max"]);
+    rows.push(["Llama 3.1 8B LoRA fine-tune tokens/s per GPU (expected)", gpus.map(function (g) {
+      return g.lora_tokens_per_s_per_gpu;
     }), "max"]);
     var table = document.createElement("table");
     table.setAttribute("data-compare", ids.join(","));
@@ -98,7 +112,7 @@
     wrap.appendChild(document.createElement("div")).className = "md-typeset__table";
     wrap.firstChild.appendChild(table);
     out.appendChild(document.createElement("p")).textContent =
-      "Bold: the best of the row. Prices: the cheapest current offer per tier (marketplace minimums left out), with its provider and date.";
+      "Bold: the best of the row. Prices: the price every page uses for the tier (current, like for like, mainland-China offers apart), with its provider and date. Speeds: the expected figure is bolded; the bound is what the memory and compute allow, never reached.";
   }
 
   Promise.all([fetch(api + "gpus.json").then(function (r) { return r.json(); }),
@@ -106,7 +120,9 @@
     var all = {};
     res[0].gpus.forEach(function (g) { all[g.gpu_id] = g; });
     var fits = res[1].largest_model_on_one_gpu;
-    var wanted = (new URLSearchParams(location.search).get("gpus") || "").split(",").filter(function (id) { return all[id]; });
+    var asked = new URLSearchParams(location.search).get("gpus");
+    // with no choice in the address, open on the four GPUs most often compared for serving
+    var wanted = (asked === null ? DEFAULT : asked).split(",").filter(function (id) { return all[id]; });
     selects.forEach(function (s, i) { s.value = wanted[i] || ""; });
     form.addEventListener("change", function () { render(all, fits); });
     render(all, fits);

@@ -71,6 +71,35 @@ def test_compare_side_by_side_with_a_shareable_address(server, browser):
     page.close()
 
 
+def test_compare_shows_the_same_prices_and_expected_speeds_as_the_database(server, browser, db):
+    """Compare opens on four GPUs; its prices are the price picks every page uses, its speed row is the expected
+    figure per GPU (the bound apart, never bolded)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server + "compare/")
+    page.wait_for_selector("#compare-out table[data-compare]")
+    ids = page.locator("#compare-out table").get_attribute("data-compare").split(",")
+    assert len(ids) == 4
+    rows = {r.locator("th").inner_text(): r.locator("td").all_inner_texts()
+            for r in page.locator("#compare-out tbody tr").all()}
+    page.close()
+
+    def shown(text):
+        return float(re.match(r"\$?([\d,.]+)", text).group(1).replace(",", ""))
+
+    for i, gpu in enumerate(ids):
+        pick = db.execute("""select min(usd_per_gpu_hour) from price_picks where gpu_id = ? and pick = 'on-demand'""",
+                          [gpu]).fetchone()[0]
+        cell = rows["Price, on-demand ($/GPU-hour)"][i]
+        assert (cell == "–") if pick is None else shown(cell) == pytest.approx(pick, abs=0.0005)
+        expected, bound, n = db.execute("""
+            select batch_decode_expected_tokens_per_s, batch_decode_tokens_per_s, gpus_used from inference_estimates
+            where gpu_id = ? and model_id = 'llama-3.3-70b' and precision = 'fp8' and single_node""", [gpu]).fetchone()
+        speed = rows["Llama 3.3 70B, FP8, batch of 16: expected decode tokens/s per GPU"][i]
+        assert shown(speed) == pytest.approx(expected / n, rel=2e-3)  # the JSON files keep 4 significant digits
+        assert shown(rows["Same, bound (no GPU exceeds it) tokens/s per GPU"][i]) == pytest.approx(bound / n, rel=2e-3)
+        assert shown(speed) < shown(rows["Same, bound (no GPU exceeds it) tokens/s per GPU"][i])
+
+
 def test_gpu_page_links_to_compares_and_shows_key_figures_first(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     page.goto(server + "gpus/nvidia-h100-sxm-80gb/")
