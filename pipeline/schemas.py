@@ -418,7 +418,7 @@ def models_schema() -> pa.DataFrameSchema:
 # (superseded_by); legacy: no longer deployed for new work, with no successor from its developer here
 MODEL_STATUSES = ["current", "superseded", "legacy"]
 
-MEASURED_FORMATS = ["bf16", "fp8", "int8", "int4", "q8_0", "q4_0", "q4_k_m"]
+MEASURED_FORMATS = ["bf16", "fp8", "int8", "int4", "q8_0", "q4_0", "q4_k_m", "gguf-mxfp4-moe"]
 
 
 def measurements_schema(gpu_ids: list[str] | None = None, model_ids: list[str] | None = None) -> pa.DataFrameSchema:

@@ -7,7 +7,7 @@
 -- serving engines (vLLM, SGLang, TensorRT-LLM) load ('serving'), llama.cpp's GGUF formats, or training only.
 -- `expert_bits`: the bits of the routed experts, the linear layers' unless the format stores experts apart
 -- (gpt-oss ships MXFP4 experts and BF16 attention, embeddings and head).
-select *, case format when 'mxfp4-moe' then param('bits_mxfp4') else linear_bits end as expert_bits
+select *, case when format in ('mxfp4-moe', 'gguf-mxfp4-moe') then param('bits_mxfp4') else linear_bits end as expert_bits
 from (values
     ('fp32', 'FP32', 32.0, 0.0, 32.0, 32.0, 32.0, 'fp32', 'training', 'Full precision (4 bytes per weight)'),
     ('bf16', 'BF16 / FP16', 16.0, 0.0, 16.0, 16.0, 16.0, 'bf16', 'serving', 'The released 16-bit checkpoint'),
@@ -25,6 +25,9 @@ from (values
         'MXFP4 linear weights (8-bit power-of-two scale per 32 values); FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
     ('mxfp4-moe', 'MXFP4 experts, BF16 attention (gpt-oss checkpoint)', 16.0, 0.0, 16.0, 16.0, 16.0, 'fp4', 'serving',
         'MXFP4 routed experts (8-bit scale per 32 values) with BF16 attention, embeddings and head, as gpt-oss ships; FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
+    ('gguf-mxfp4-moe', 'GGUF MXFP4 MoE (llama.cpp gpt-oss files)', param('bits_gguf_q8_0'), 0.0, param('bits_gguf_q8_0'),
+        param('bits_gguf_q8_0'), 32.0, 'bf16', 'llama.cpp',
+        'llama.cpp file type MXFP4 MoE, as ggml-org ships gpt-oss: MXFP4 routed experts, Q8_0 attention, embeddings and output; norms, biases, sinks and router FP32'),
     ('q8_0', 'GGUF Q8_0', param('bits_gguf_q8_0'), 0.0, param('bits_gguf_q8_0'), param('bits_gguf_q8_0'), 32.0,
         'bf16', 'llama.cpp', 'llama.cpp Q8_0 on every matrix, embeddings and head included; norms FP32'),
     ('q4_0', 'GGUF Q4_0', param('bits_gguf_q4_0'), 0.0, param('bits_gguf_q4_0'), param('bits_gguf_q6_k'), 32.0,

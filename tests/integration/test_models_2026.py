@@ -44,13 +44,26 @@ def test_a_checkpoint_in_its_native_format_weighs_what_its_files_weigh(db, model
     assert abs(gb * 1e9 / published_bytes - 1) < 0.03
 
 
+@pytest.mark.parametrize("model_id,printed_gib", [
+    # llama-bench prints the file it ran: "gpt-oss 20B MXFP4 MoE | 11.27 GiB | 20.91 B" and "gpt-oss 120B MXFP4 MoE |
+    # 59.02 GiB | 116.83 B" (ggml-org/llama.cpp benches/dgx-spark.md @4c7e9893; pull 16991 prints the same 11.27 GiB)
+    ("gpt-oss-20b", 11.27),
+    ("gpt-oss-120b", 59.02),
+])
+def test_llama_cpp_gpt_oss_files_weigh_what_llama_bench_prints(db, model_id, printed_gib):
+    """llama.cpp's MXFP4 MoE file keeps the experts in MXFP4 and the attention, embeddings and output in Q8_0."""
+    (gb,) = db.execute("select weights_gb from model_weights where model_id = ? and format = 'gguf-mxfp4-moe'",
+                       [model_id]).fetchone()
+    assert abs(gb * 1e9 / GIB / printed_gib - 1) < 0.01
+
+
 def test_every_model_has_its_native_format_and_experts_apart_only_with_experts(db):
     rows = db.execute("""select m.model_id, m.native_format, s.resolved_format, m.is_moe
                          from models as m left join serving_models as s
                            on s.model_id = m.model_id and s.format = 'native'""").fetchall()
     assert rows and all(native == resolved for _, native, resolved, _ in rows)
     dense_with_experts_apart = db.execute("""select count(*) from model_weights as w join models as m using (model_id)
-                                             where w.format = 'mxfp4-moe' and not m.is_moe""").fetchone()[0]
+                                             where w.format in ('mxfp4-moe', 'gguf-mxfp4-moe') and not m.is_moe""").fetchone()[0]
     assert dense_with_experts_apart == 0
 
 
