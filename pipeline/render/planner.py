@@ -124,7 +124,7 @@ def planner_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     q = validate(Question(**{k: v for k, v in DEFAULTS.items() if k in Question.__dataclass_fields__}),
                  max_contexts(con))
     first = plan_options(con, pd.DataFrame([q.scenario()]))
-    files["planner.md"] = planner_page(first.head(TOP), q, len(first), index)
+    files["planner.md"] = planner_page(first.head(TOP), q, len(first), index, weights_label(con, q))
     return files
 
 
@@ -153,7 +153,7 @@ def options_table(options: pd.DataFrame, serve: bool = True) -> str:
     return table(headers, rows, low=[4, 6, 7])
 
 
-def planner_page(first: pd.DataFrame, q: Question, total: int, index: dict) -> str:
+def planner_page(first: pd.DataFrame, q: Question, total: int, index: dict, weights: str) -> str:
     model_name = next((m["name"] for m in index["models"] if m["model_id"] == q.model), q.model)
     static = options_table(first) if len(first) else "No option fits."
     lim = LIMITS
@@ -186,8 +186,8 @@ def planner_page(first: pd.DataFrame, q: Question, total: int, index: dict) -> s
         '<label>Pricing tier <select name="tier"></select></label>',
         "</form>", "",
         '<p id="planner-error" class="atlas-error" role="alert" hidden></p>',
-        f'<p id="planner-summary" aria-live="polite"><strong>{esc(model_name)}</strong>, serve, FP8 weights, BF16 KV '
-        f'cache, {q.users} concurrent users, {q.input_tokens:,} input and {q.output_tokens:,} output tokens per '
+        f'<p id="planner-summary" aria-live="polite"><strong>{esc(model_name)}</strong>, serve, {esc(weights)}, '
+        f'{esc(q.kv_precision.upper())} KV cache, {q.users} concurrent users, {q.input_tokens:,} input and {q.output_tokens:,} output tokens per '
         f'request, context {q.context:,}, on-demand prices: the {len(first)} cheapest of {total} options.</p>', "",
         '<div id="planner-results" markdown="1">', "", static, "", "</div>", "",
         '<p id="planner-cli">The same answer from the command line: <code>'
@@ -358,8 +358,20 @@ def price_feed(con: duckdb.DuckDBPyConnection) -> str:
         "</feed>", ""])
 
 
+def weights_label(con: duckdb.DuckDBPyConnection, q: Question) -> str:
+    """'FP8 weights', or for the checkpoint's own format 'weights as the checkpoint ships them (MXFP4-MOE)'."""
+    if q.precision != "native":
+        return f"{q.precision.upper()} weights"
+    found = con.execute("select resolved_format from serving_models where model_id = ? and format = 'native'",
+                        [q.model]).fetchone()
+    return f"weights as the checkpoint ships them ({found[0].upper() if found else 'unknown'})"
+
+
 # ----------------------------------------------------------------------------- home
 HOME_QUESTIONS = [  # (question, the Planner's question)
+    ("Cheapest way to serve gpt-oss-120b, as it ships (MXFP4 experts), to 50 users at 30 tokens/s each",
+     Question(model="gpt-oss-120b", precision="native", users=50, input_tokens=2000, output_tokens=500,
+              min_tokens_per_user=30)),
     ("Cheapest way to serve a 70B model to 50 users at 20 tokens/s each",
      Question(model="llama-3.3-70b", precision="fp8", users=50, input_tokens=2000, output_tokens=500,
               min_tokens_per_user=20)),
@@ -410,7 +422,7 @@ def home_page(con: duckdb.DuckDBPyConnection) -> str:
         what = " or ".join(f"{int(o.instance_gpus)} × {link(o.gpu_name, f'gpus/{o.gpu_id}.md')} on {esc(o.provider)}"
                            for o in ties.head(3).itertuples())
         answers.append([question, what + (" (a tie)" if len(ties) > 1 else ""),
-                        f"{esc(best.model_name)}, {q.precision.upper()} weights, {q.users} users, "
+                        f"{esc(best.model_name)}, {weights_label(con, q)}, {q.users} users, "
                         f"{q.input_tokens:,} input / {q.output_tokens:,} output tokens: "
                         f"{money(best.usd_per_million_input_tokens, 3)} per million input and "
                         f"{money(best.usd_per_million_output_tokens, 2)} per million output tokens, "
