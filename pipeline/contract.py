@@ -377,6 +377,8 @@ COLUMN_DOCS = {
     "index_topk": "tokens each query attends to under sparse attention",
     "mtp_layers": "multi-token-prediction layers the checkpoint ships beside the model (not in the published count)",
     "mtp_params_b": "parameters of the multi-token-prediction layers, billions (in the checkpoint, not in params_b)",
+    "checkpoint_params_b": "parameters the checkpoint's files hold, billions: params_b plus the MTP layers with the copy "
+                           "of the embedding table and output head each MTP module stores",
     "native_format": "the weight format the official checkpoint ships in (a weight_formats row)",
     "status": "`current` (what teams deploy today; the site's defaults), `superseded` (its developer's newer model in "
               "the catalogue takes its place) or `legacy` (no longer chosen for new work)",

@@ -187,6 +187,10 @@ select
         - linear_params - embedding_params - head_params) / 1e9 as other_params_b,
     expert_params / 1e9 as params_per_expert_layer_b,
     mtp_params / 1e9 as mtp_params_b,
+    -- what the checkpoint's files hold: each MTP module stores its own copy of the embedding table and output head
+    -- (DeepSeek-V3's card: 685B = 671B main model + 14B MTP module)
+    (embedding_params + head_params + attention_params + mlp_params + expert_params_total + norm_params + mtp_params
+        + mtp_layers * (embedding_params + vocab_size * hidden_size)) / 1e9 as checkpoint_params_b,
     cast(kv_values_per_token_full as double) as kv_values_per_token_full,
     cast(kv_values_per_token_window as double) as kv_values_per_token_window,
     cast(state_values_per_sequence as double) as state_values_per_sequence,

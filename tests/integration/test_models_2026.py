@@ -108,3 +108,18 @@ def test_the_cache_per_token_is_what_the_deepseek_v3_paper_prints(db, model_id, 
                           where model_id = ? and workload = 'inference' and kv_precision = 'bf16' and batch_size = 1
                             and context_tokens = 4096""", [model_id]).fetchone()
     assert gb * 1e9 / 4096 == pytest.approx(published_bytes_per_token, rel=1e-9)
+
+
+@pytest.mark.parametrize("model_id,published_b", [
+    # DeepSeek-V3's README: "The total size of DeepSeek-V3 models on HuggingFace is 685B, which includes 671B of the
+    # Main Model weights and 14B of the Multi-Token Prediction (MTP) Module weights" (V3.1 continues its checkpoint)
+    ("deepseek-v3.1", 685),
+    # the Hub's count of the DeepSeek-V3.2 checkpoint, "685B params" (deepseek-ai/DeepSeek-V3.2-Exp-Base)
+    ("deepseek-v3.2", 685),
+    # the Hub lists the GLM-4.5 checkpoint at 358B params (document glm-4.5-card)
+    ("glm-4.5", 358),
+])
+def test_the_checkpoint_holds_the_model_and_its_mtp_modules(db, model_id, published_b):
+    """What ships: the main model, the multi-token-prediction layer and the embedding table and head it stores."""
+    (b,) = db.execute("select checkpoint_params_b from models where model_id = ?", [model_id]).fetchone()
+    assert abs(b / published_b - 1) < 0.005
