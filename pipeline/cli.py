@@ -260,7 +260,7 @@ def plan_command(
     r = result
     typer.echo(f"{model} · {WORKLOAD_LABELS[workload]}"
                + (f" · {r['precision']}{' (' + r['weights_format'] + ')' if r['precision'] == 'native' else ''} "
-                  f"weights, {r['kv_precision']} KV · {r['users']:,} users · "
+                  f"weights, {r['kv_precision']} KV · {r['users']:,} {'user' if r['users'] == 1 else 'users'} · "
                   f"{r['input_tokens']:,} in / {r['output_tokens']:,} out tokens · context {r['context']:,}"
                   if serve else "")
                + f" · tier {tier}")

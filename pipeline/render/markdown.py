@@ -78,6 +78,11 @@ def seen(observed_on, date_known=True) -> str:
     return age(observed_on)
 
 
+def plural(n: int, one: str, many: str) -> str:
+    """'1 GPU', '2 GPUs', '1,024 users'."""
+    return f"{n:,} {one if n == 1 else many}"
+
+
 def link(text, href: str) -> str:
     return f"[{esc(text)}]({href})"
 

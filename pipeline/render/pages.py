@@ -176,7 +176,8 @@ def glance(g, offers: list, ranks: list, fits: list, picks: list = ()) -> str:
     for r in ranks:
         cells.append((f"{esc(r.workload).title()} rank", f"#{int(r.rank)}", f"score {r.score:.1f}"
                       + (f"; value #{int(r.value_rank)}" if pd.notna(r.value_rank) else "")))
-    body = "".join(f"<div><span>{k}</span><b>{v}</b><span>{sub}</span></div>" for k, v, sub in cells)
+    # spaces between the parts (invisible beside the block-level figure) keep the search index's text readable
+    body = "\n".join(f"<div><span>{k}</span> <b>{v}</b> <span>{sub}</span></div>" for k, v, sub in cells)
     return f'<div class="atlas-glance">{body}</div>'
 
 
@@ -414,7 +415,7 @@ def _rounded(value, digits: int):
 
 def vram_fit_page(con) -> dict[str, str]:
     """The VRAM-fit page, and the data of its heatmaps as JSON files loaded by the charts (the page stays small)."""
-    models = df(con, "select model_id, params_b from core_models order by params_b desc, model_id")
+    models = df(con, "select model_id, name, params_b from core_models order by params_b desc, model_id")
     gpus = df(con, """select gpu_id, name, memory_gb, memory_gb * param('usable_memory_fraction') as usable_gb
                       from core_gpus where memory_gb is not null order by memory_gb desc, gpu_id""")
     contexts = [int(c) for c in con.execute("select param_list('inference_contexts')").fetchone()[0]]
@@ -463,7 +464,8 @@ def vram_fit_page(con) -> dict[str, str]:
            '<div id="fit-out" class="atlas-fit"><p>The explorer needs JavaScript; every setting is in the <code>vram_fit</code> view.</p></div>',
            "", '<script src="../javascripts/fitexplorer.js" defer></script>', ""]
     explorer = {"default": {"model": "llama-3.3-70b", "precision": "fp8", "context": contexts[0]},
-                "models": [{"model_id": m.model_id, "params_b": m.params_b} for m in models.itertuples()],
+                "models": [{"model_id": m.model_id, "name": m.name, "params_b": _rounded(m.params_b, 1)}
+                           for m in models.itertuples()],
                 "precisions": ["fp32", "bf16", "fp8", "int8", "int4"], "contexts": contexts,
                 "gpus": [{"gpu_id": g.gpu_id, "name": g.name, "usable_gb": round(float(g.usable_gb), 2)}
                          for g in gpus.itertuples()],

@@ -15,7 +15,7 @@ import pandas as pd
 from pipeline.plan import (DEFAULT_TOKENS, DEFAULTS, ENGINES, KV_PRECISIONS, LIMITS, SERVE_PRECISIONS, TIERS,
                            WORKLOAD_LABELS, Question, max_contexts, plan_options, validate)
 
-from .markdown import age, esc, fixed, link, money, num, seen, table
+from .markdown import age, esc, fixed, link, money, num, plural, seen, table
 
 API = "api/v1"
 SCHEMA_VERSION = 1
@@ -164,7 +164,7 @@ def planner_page(first: pd.DataFrame, q: Question, total: int, index: dict, weig
                 f'inputmode="decimal"{hint}></label>')
 
     return "\n".join([
-        "---", "hide:", "  - navigation", "  - toc", "---",
+        "---", "hide:", "  - toc", "---",
         "# Planner", "",
         "Say what you serve and to how many: every machine one can rent that holds it, split into replicas, "
         "ranked by what a million tokens cost, with the speed each user gets.", "",
@@ -187,8 +187,10 @@ def planner_page(first: pd.DataFrame, q: Question, total: int, index: dict, weig
         "</form>", "",
         '<p id="planner-error" class="atlas-error" role="alert" hidden></p>',
         f'<p id="planner-summary" aria-live="polite"><strong>{esc(model_name)}</strong>, serve, {esc(weights)}, '
-        f'{esc(q.kv_precision.upper())} KV cache, {q.users} concurrent users, {q.input_tokens:,} input and {q.output_tokens:,} output tokens per '
+        f'{esc(q.kv_precision.upper())} KV cache, {plural(q.users, "concurrent user", "concurrent users")}, {q.input_tokens:,} input and {q.output_tokens:,} output tokens per '
         f'request, context {q.context:,}, on-demand prices: the {len(first)} cheapest of {total} options.</p>', "",
+        '<p class="atlas-phone-note">On a narrow screen the split, tier, throughput per GPU, time to first token, '
+        '$/M input, price date and load-curve columns are hidden; turn the phone or use a wider screen to see them.</p>',
         '<div id="planner-results" markdown="1">', "", static, "", "</div>", "",
         '<p id="planner-cli">The same answer from the command line: <code>'
         + esc(f"gpu-atlas plan --model {q.model} --precision {q.precision} --users {q.users} "
@@ -219,7 +221,7 @@ def compare_page(gpus: pd.DataFrame) -> str:
     pickers = "\n".join(f'<label>GPU {i + 1} <select name="g{i}"><option value="">–</option>{options}</select></label>'
                         for i in range(4))
     return "\n".join([
-        "---", "hide:", "  - navigation", "  - toc", "---",
+        "---", "hide:", "  - toc", "---",
         "# Compare GPUs", "",
         "Pick two to four GPUs: their figures, cheapest current prices, the largest models that fit and the serving "
         "speed of a reference model, side by side. The address keeps the choice, so a comparison can be shared.", "",
@@ -422,7 +424,7 @@ def home_page(con: duckdb.DuckDBPyConnection) -> str:
         what = " or ".join(f"{int(o.instance_gpus)} × {link(o.gpu_name, f'gpus/{o.gpu_id}.md')} on {esc(o.provider)}"
                            for o in ties.head(3).itertuples())
         answers.append([question, what + (" (a tie)" if len(ties) > 1 else ""),
-                        f"{esc(best.model_name)}, {weights_label(con, q)}, {q.users} users, "
+                        f"{esc(best.model_name)}, {weights_label(con, q)}, {plural(q.users, 'user', 'users')}, "
                         f"{q.input_tokens:,} input / {q.output_tokens:,} output tokens: "
                         f"{money(best.usd_per_million_input_tokens, 3)} per million input and "
                         f"{money(best.usd_per_million_output_tokens, 2)} per million output tokens, "

@@ -56,7 +56,7 @@
 
   fetch(form.getAttribute("data-src")).then(function (r) { return r.json(); }).then(function (data) {
     fill(form.model, data.models.map(function (m) { return m.model_id; }),
-         data.models.map(function (m) { return m.model_id + " (" + m.params_b + " B)"; }));
+         data.models.map(function (m) { return (m.name || m.model_id) + " (" + m.params_b.toLocaleString("en-US") + " B parameters)"; }));
     fill(form.precision, data.precisions, data.precisions.map(function (p) { return p.toUpperCase(); }));
     fill(form.context, data.contexts, data.contexts.map(function (c) { return c.toLocaleString("en-US"); }));
     form.model.value = data["default"].model;

@@ -197,3 +197,15 @@ def test_phone_pages_do_not_scroll_sideways(server, browser, page_path):
     page.wait_for_timeout(300)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     page.close()
+
+
+def test_the_planner_fits_a_phone_with_its_cost_per_million_tokens_visible(server, browser):
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(server + "planner/")
+    page.wait_for_selector("#planner-results table")
+    table, box = page.evaluate("""() => [document.querySelector('#planner-results table').scrollWidth,
+                                         document.querySelector('#planner-results').clientWidth]""")
+    heads = [h for h in page.locator("#planner-results thead th").all_inner_texts() if h]
+    page.close()
+    assert table <= box + 1
+    assert any("$/M" in h and "output" in h for h in heads) and any("Tok/s per user" in h for h in heads)
