@@ -12,6 +12,8 @@ import functools
 import hashlib
 import io
 import os
+import re
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -269,10 +271,31 @@ def parse_csv(text: str, rel: str) -> tuple[list[str], list[tuple[int, list[str]
     return header, rows[1:], problems
 
 
+# A source is cited at its publisher's own address. Proxies, mirrors and preview deployments serve copies of
+# someone else's page under another host: a copy read there is cited at the original address, with the copy named
+# in the title. Raw IP addresses name no publisher.
+NOT_A_PUBLISHER = (
+    (re.compile(r"^\d{1,3}(\.\d{1,3}){3}$|^\[[0-9a-f:]+\]$"), "a raw IP address names no publisher"),
+    (re.compile(r"(^|\.)(workers\.dev|vercel\.app|netlify\.app|pages\.dev|herokuapp\.com|ngrok\.io|ngrok-free\.app)$"),
+     "a preview or mirror deployment, not the publisher's own host"),
+    (re.compile(r"proxy|proxies"), "a proxy host serving someone else's page"),
+    (re.compile(r"(^|\.)(?!www\.)[^.]+\.anandtech\.com$"), "a mirror of anandtech.com (the publisher's host is www.anandtech.com)"),
+)
+
+
+def url_host(url: str) -> str:
+    return urllib.parse.urlsplit(url).netloc.lower().rsplit("@", 1)[-1].split(":")[0] if "://" in url else ""
+
+
 def check_url(value, where: str, key: str) -> list[Problem]:
-    if isinstance(value, str) and value.strip().lower().startswith(URL_SCHEMES) and value.strip() == value:
-        return []
-    return [Problem(where, None, key, f"a source URL must start with {' or '.join(URL_SCHEMES)}", str(value))]
+    if not (isinstance(value, str) and value.strip().lower().startswith(URL_SCHEMES) and value.strip() == value):
+        return [Problem(where, None, key, f"a source URL must start with {' or '.join(URL_SCHEMES)}", str(value))]
+    host, path = url_host(value), urllib.parse.urlsplit(value).path.lower() if "://" in value else ""
+    for pattern, why in NOT_A_PUBLISHER:
+        if pattern.search(host) or (why.startswith("a proxy") and pattern.search(path)):
+            return [Problem(where, None, key, f"not the publisher's address: {why}; cite the original address and "
+                            "name the copy read in the title", value)]
+    return []
 
 
 def inside(path: Path, root: Path) -> bool:
