@@ -38,6 +38,7 @@ est as (
         g.architecture,
         case when s.precision = 'fp8' and g.fp8_tflops is not null then 'fp8 (W8A8)'
              when s.precision in ('fp8', 'int8', 'int4') then 'weight-only, 16-bit compute'
+             when g.bf16_tflops is null then '16-bit as FP16 (no BF16 units)'
              else '16-bit' end as compute_mode,
         case when s.precision = 'fp8' and g.fp8_tflops is not null then g.fp8_tflops
              else g.best_16bit_tflops end as compute_tflops,
@@ -54,6 +55,8 @@ est as (
     join core_gpus as g using (gpu_id)
     join out_model_weights as w on w.model_id = s.model_id and w.format = s.precision
     left join out_decode_calibration as c using (architecture)
+    -- only formats a serving engine runs on the GPU's architecture (core_engine_formats)
+    join core_engine_formats as e on e.architecture = g.architecture and e.format = s.precision
     where g.memory_bandwidth_gbs is not null and s.batch1_gpus is not null
 ),
 

@@ -13,6 +13,11 @@ select
     fp8_tflops as fp8_compute_tflops,
     fp4_tflops as fp4_compute_tflops,
     interconnect_gbs is not null as has_gpu_link,
+    -- the weight formats a serving engine runs on this GPU's architecture (core_engine_formats), and whether its
+    -- 16-bit checkpoints compute as FP16 (no BF16 units: Volta, Turing)
+    coalesce((select list(e.format order by e.format) from core_engine_formats as e
+              where e.architecture = core_gpus.architecture), []::varchar[]) as engine_formats,
+    bf16_tflops is null as no_bf16_units,
     case when interconnect_gbs is not null then param('allreduce_latency_us_nvlink')
          else param('allreduce_latency_us_pcie') end as allreduce_us
 from core_gpus

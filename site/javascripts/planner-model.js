@@ -24,6 +24,7 @@
   }
 
   function computeMode(format, nativeCompute, g) {
+    if (nativeCompute === "bf16" && format === "bf16" && g.no_bf16_units) return "16-bit as FP16 (no BF16 units)";
     if (nativeCompute === "fp8" && g.fp8_compute_tflops !== null) return "fp8 (W8A8)";
     if (nativeCompute === "fp4" && g.fp4_compute_tflops !== null) return "fp4 (W4A4)";
     return format === "bf16" ? "16-bit" : "weight-only, 16-bit compute";
@@ -161,6 +162,7 @@
       var g = self.gpus[m.gpu_id];
       if (!g) return;
       if (q.engine_family === "tensorrt-llm" && g.vendor !== "nvidia") return;
+      if ((g.engine_formats || []).indexOf(mo.resolved_format) < 0) return;  // no engine runs this format here
       var best = null;
       [1, 2, 4, 8].forEach(function (d) {
         if (m.instance_gpus % d !== 0 || mo.attention_heads % d !== 0) return;

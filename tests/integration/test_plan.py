@@ -119,6 +119,28 @@ def test_fp8_kv_cache_needs_half_the_cache_memory(db):
     assert len(fp8) >= len(bf16)
 
 
+def test_every_option_is_in_a_format_an_engine_runs_on_that_gpu(db):
+    """vLLM's documentation: no FP8 below Turing (weight-only W8A16 from Turing, W8A8 from Ada), no AWQ/GPTQ on AMD
+    GPUs, no BF16 units before Ampere (16-bit checkpoints compute as FP16). The Planner and the estimates that rank
+    GPUs offer nothing else."""
+    arch = dict(db.execute("select gpu_id, architecture from gpus").fetchall())
+    fp8 = options(db, model="llama-3.1-8b", precision="fp8", users=4, tier="any")
+    assert len(fp8) and not ({arch[g] for g in fp8.gpu_id} & {"Volta", "Pascal", "Maxwell", "CDNA 2"})
+    assert {"Ampere", "Hopper"} <= {arch[g] for g in fp8.gpu_id}  # weight-only on Ampere, W8A8 on Hopper
+    int4 = options(db, model="llama-3.1-8b", precision="int4", users=4, tier="any")
+    assert len(int4) and not any(arch[g].startswith("CDNA") for g in int4.gpu_id)
+    bf16 = options(db, model="llama-3.1-8b", precision="bf16", users=4, tier="any")
+    on_turing = bf16[bf16.gpu_id.map(arch).isin(["Turing", "Volta"])]
+    assert len(on_turing) and (on_turing.compute_mode == "16-bit as FP16 (no BF16 units)").all()
+    unsupported = db.execute("""select count(*) from inference_estimates as e join gpus as g using (gpu_id)
+                                where not exists (select 1 from engine_formats as f
+                                                  where f.architecture = g.architecture and f.format = e.precision)
+                             """).fetchone()[0]
+    assert unsupported == 0
+    assert db.execute("""select count(*) from inference_estimates as e join gpus as g using (gpu_id)
+                         where g.architecture = 'Volta' and e.precision = 'fp8'""").fetchone()[0] == 0
+
+
 def test_fp4_computes_as_fp4_only_where_the_gpu_has_fp4_units(db):
     """NVFP4/MXFP4 weights: W4A4 on Blackwell and MI350-class GPUs, dequantised to 16-bit compute on Hopper;
     fewer bytes to read than FP8, so never slower to decode on the same deployment."""

@@ -47,7 +47,10 @@ serve_cases as (
         g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
-        serve_compute_mode(mo.resolved_format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops) as compute_mode,
+        case when mo.native_compute = 'bf16' and mo.resolved_format = 'bf16' and g.no_bf16_units
+             then '16-bit as FP16 (no BF16 units)'
+             else serve_compute_mode(mo.resolved_format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops)
+        end as compute_mode,
         c.decode_efficiency, c.compute_efficiency, c.sequence_overhead_us,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction, p.prefill_mfu,
@@ -66,6 +69,7 @@ serve_cases as (
         and m.instance_gpus % dg.d = 0 and mo.attention_heads % dg.d = 0
         and m.instance_gpus // dg.d <= s.users
         and (s.engine_family <> 'tensorrt-llm' or g.vendor = 'nvidia')
+        and list_contains(g.engine_formats, mo.resolved_format)  -- an engine runs this format on this GPU
 ),
 
 serve_memory as (

@@ -1,0 +1,31 @@
+-- The weight formats a serving engine runs on each GPU architecture: a deployment in a format no engine runs
+-- there is not an option. From vLLM's documentation (the engine family the Planner's estimates are fitted on):
+-- * GPU requirements: "compute capability 7.0 or higher" (vLLM installation, GPU, NVIDIA CUDA): no Maxwell, Pascal.
+-- * "Supported Hardware" table (docs.vllm.ai, features/quantization, v0.15.1): AWQ not on Volta; GPTQ from Volta;
+--   Marlin (GPTQ/AWQ/FP8) from Ampere; INT8 (W8A8) from Turing; FP8 (W8A8) on Ada, Hopper and AMD GPUs; AWQ, GPTQ,
+--   INT8 and Marlin not on AMD GPUs.
+-- * FP8 W8A8 (docs.vllm.ai v0.32.0): "FP8 computation is supported on NVIDIA GPUs with compute capability >= 8.9
+--   (Ada Lovelace, Hopper, Blackwell). FP8 models will run on compute capability >= 7.5 (Turing) as weight-only
+--   W8A16, utilizing FP8 Marlin."
+-- * gpt-oss recipe (vllm-project/recipes OpenAI/GPT-OSS.md): runs "on NVIDIA H100, H200, B200 as well as MI300x,
+--   MI325x, MI355x"; "GPT-OSS works on Ampere devices by default, using ... Marlin MXFP4 MoE".
+-- * BF16 needs compute capability 8.0: Volta and Turing run 16-bit checkpoints as FP16 (serving_gpus.no_bf16_units).
+-- FP4 formats compute as FP4 only with FP4 units (Blackwell, CDNA 4); elsewhere weight-only (serve_compute_mode).
+select architecture, format
+from (values
+    ('Volta', 'bf16'), ('Volta', 'int4'),
+    ('Turing', 'bf16'), ('Turing', 'fp8'), ('Turing', 'fp8-block'), ('Turing', 'int8'), ('Turing', 'int4'),
+    ('Ampere', 'bf16'), ('Ampere', 'fp8'), ('Ampere', 'fp8-block'), ('Ampere', 'int8'), ('Ampere', 'int4'),
+        ('Ampere', 'nvfp4'), ('Ampere', 'mxfp4'), ('Ampere', 'mxfp4-moe'),
+    ('Ada Lovelace', 'bf16'), ('Ada Lovelace', 'fp8'), ('Ada Lovelace', 'fp8-block'), ('Ada Lovelace', 'int8'),
+        ('Ada Lovelace', 'int4'), ('Ada Lovelace', 'nvfp4'), ('Ada Lovelace', 'mxfp4'), ('Ada Lovelace', 'mxfp4-moe'),
+    ('Hopper', 'bf16'), ('Hopper', 'fp8'), ('Hopper', 'fp8-block'), ('Hopper', 'int8'), ('Hopper', 'int4'),
+        ('Hopper', 'nvfp4'), ('Hopper', 'mxfp4'), ('Hopper', 'mxfp4-moe'),
+    ('Blackwell', 'bf16'), ('Blackwell', 'fp8'), ('Blackwell', 'fp8-block'), ('Blackwell', 'int8'),
+        ('Blackwell', 'int4'), ('Blackwell', 'nvfp4'), ('Blackwell', 'mxfp4'), ('Blackwell', 'mxfp4-moe'),
+    ('CDNA 2', 'bf16'),
+    ('CDNA 3', 'bf16'), ('CDNA 3', 'fp8'), ('CDNA 3', 'fp8-block'), ('CDNA 3', 'mxfp4-moe'),
+    ('CDNA 4', 'bf16'), ('CDNA 4', 'fp8'), ('CDNA 4', 'fp8-block'), ('CDNA 4', 'mxfp4'), ('CDNA 4', 'mxfp4-moe'),
+    ('Gaudi 2', 'bf16'), ('Gaudi 2', 'fp8'),
+    ('Gaudi 3', 'bf16'), ('Gaudi 3', 'fp8')
+) as t(architecture, format)
