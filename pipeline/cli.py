@@ -217,6 +217,14 @@ def fit_command(
                    f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_gpu_link'] else 'no':>8}  {price}")
 
 
+@app.command("mcp")
+def mcp_command() -> None:
+    """Serve the built database to assistants over MCP (stdio): tools plan, fit, gpu, compare_gpus, prices, sql."""
+    from .mcp_server import serve
+
+    serve(_built_database())
+
+
 @app.command("plan")
 def plan_command(
     model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.3-70b"),
