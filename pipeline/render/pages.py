@@ -887,7 +887,9 @@ def data_page(con, downloads: list[str]) -> str:
         out.append(f"- [{esc(name)}](downloads/{name})")
     out += ["", "## JSON files and the price feed", "",
             "Static JSON files for programs, versioned (`schema_version` in each file; a breaking change moves them "
-            "to a new folder), described in [schema.json](api/v1/schema.json):", "",
+            "to a new folder), described in [schema.json](api/v1/schema.json) and, field by field, in an OpenAPI 3.1 "
+            "document generated from the queries that write them, [openapi.json](api/v1/openapi.json) (a test "
+            "validates every file against it); [llms.txt](llms.txt) summarises the site for language models:", "",
             "- [gpus.json](api/v1/gpus.json): every GPU variant's figures with its cheapest current price per tier",
             "- [offers.json](api/v1/offers.json): every current price offer",
             "- [estimates.json](api/v1/estimates.json): serving and training estimates",

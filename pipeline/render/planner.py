@@ -15,6 +15,7 @@ import pandas as pd
 from pipeline.plan import (DEFAULT_TOKENS, DEFAULTS, ENGINES, KV_PRECISIONS, LIMITS, SERVE_PRECISIONS, TIERS,
                            WORKLOAD_LABELS, Question, max_contexts, plan_options, validate)
 
+from . import openapi
 from .markdown import age, esc, fixed, link, money, num, plural, seen, table
 
 API = "api/v1"
@@ -258,16 +259,25 @@ SCHEMA = {
 }
 
 
+# the rows of each JSON file, one query each: the files are written from them and openapi.json describes them
+API_QUERIES = {
+    "gpus": "select * from gpus order by gpu_id",
+    # the price every page uses: one pick per GPU and tier (price_picks), the cheapest reserved term when several
+    "cheapest": """select gpu_id, pick as pricing_tier, term, usd_per_gpu_hour, provider, statistic, observed_on,
+                          observed_date_known
+                   from price_picks where usd_per_gpu_hour is not null
+                   qualify row_number() over (partition by gpu_id, pick order by usd_per_gpu_hour, term) = 1
+                   order by gpu_id, pick""",
+    "offers": "select * exclude (age_days) from price_offers order by provider, gpu_id, usd_per_gpu_hour",
+    "inference": "select * from inference_estimates order by model_id, gpu_id, precision",
+    "training": "select * from training_estimates order by model_id, gpu_id, method",
+}
+
+
 def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     built = dt.date.today().isoformat()
-    gpus = con.execute("select * from gpus order by gpu_id").df()
-    # the price every page uses: one pick per GPU and tier (price_picks), the cheapest reserved term when several
-    cheapest = con.execute("""select gpu_id, pick as pricing_tier, term, usd_per_gpu_hour, provider, statistic,
-                                     observed_on, observed_date_known
-                              from price_picks where usd_per_gpu_hour is not null
-                              qualify row_number() over (partition by gpu_id, pick
-                                                         order by usd_per_gpu_hour, term) = 1
-                              order by gpu_id, pick""").df()
+    gpus = con.execute(API_QUERIES["gpus"]).df()
+    cheapest = con.execute(API_QUERIES["cheapest"]).df()
     cheap_by: dict[str, list] = {}
     for r in _records(cheapest):
         cheap_by.setdefault(r.pop("gpu_id"), []).append(r)
@@ -289,9 +299,9 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         g["training_tokens_per_s_per_gpu"] = _clean(training_speed.get((g["gpu_id"], "full")))
         g["lora_tokens_per_s_per_gpu"] = _clean(training_speed.get((g["gpu_id"], "lora")))
         gpu_records.append(g)
-    offers = con.execute("select * exclude (age_days) from price_offers order by provider, gpu_id, usd_per_gpu_hour").df()
-    inference = con.execute("select * from inference_estimates order by model_id, gpu_id, precision").df()
-    training = con.execute("select * from training_estimates order by model_id, gpu_id, method").df()
+    offers = con.execute(API_QUERIES["offers"]).df()
+    inference = con.execute(API_QUERIES["inference"]).df()
+    training = con.execute(API_QUERIES["training"]).df()
     fits = con.execute("""select f.gpu_id, f.precision, f.model_id, m.name, m.params_b
                           from vram_fit as f join models as m using (model_id)
                           where f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1
@@ -307,12 +317,48 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     head = {"schema_version": SCHEMA_VERSION, "built_on": built}
     return {
         f"{API}/schema.json": json.dumps(SCHEMA, indent=1),
+        f"{API}/openapi.json": json.dumps(openapi.document(con, API_QUERIES, SCHEMA["description"]), indent=1),
         f"{API}/gpus.json": _json({**head, "gpus": gpu_records}),
         f"{API}/offers.json": _json({**head, "offers": _records(offers)}),
         f"{API}/estimates.json": _json({**head, "inference": _records(inference), "training": _records(training)}),
         f"{API}/fits.json": _json({**head, "largest_model_on_one_gpu": fit_by}),
         "feeds/prices.atom": price_feed(con),
+        "llms.txt": llms_txt(con, built),
     }
+
+
+def llms_txt(con: duckdb.DuckDBPyConnection, built: str) -> str:
+    """The site's summary for language models (the llms.txt convention): what it is, what each number is, and
+    where the pages, the JSON files and the database are."""
+    n_gpus, n_models, n_providers = con.execute(
+        "select (select count(*) from gpus), (select count(*) from models), "
+        "(select count(distinct provider) from price_offers)").fetchone()
+    return "\n".join([
+        "# GPU Atlas", "",
+        f"> Which GPU, how many, where and at what cost, for serving and fine-tuning LLMs: {n_gpus} GPU variants "
+        f"(dense TFLOPS per GPU module, each figure with its source), {n_models} LLMs (parameter counts and KV cache from "
+        f"their official configs), cloud prices from {n_providers} providers (one like-for-like pick per GPU and "
+        f"tier, each with its date), and serving and training estimates: bounds no deployment exceeds, and "
+        f"expectations calibrated on published measurements. Built {built}.", "",
+        "Every figure names its source; a missing figure is missing, never 0. GB = 10^9 bytes.", "",
+        "## Pages", "",
+        "- [Planner](planner/): ranked machines to rent for a model, users, prompt and answer lengths, with $ per "
+        "million input and output tokens",
+        "- [Compare](compare/): two to four GPUs side by side",
+        "- [GPUs](gpus/): every GPU variant's figures, prices and fits",
+        "- [Models](models/): the LLM catalogue, parameter counts checked against the cards, layer layouts",
+        "- [VRAM fit](vram-fit/): which models fit on which GPUs",
+        "- [Cloud prices](prices/): every current offer and the picks",
+        "- [Methodology](methodology/): every formula and assumption",
+        "- [Measured vs estimated](measured/): the estimates against published measurements", "",
+        "## Data", "",
+        "- [OpenAPI description of the JSON files](api/v1/openapi.json)",
+        "- [gpus.json](api/v1/gpus.json), [offers.json](api/v1/offers.json), "
+        "[estimates.json](api/v1/estimates.json), [fits.json](api/v1/fits.json)",
+        "- [The DuckDB database](downloads/gpu_atlas.duckdb): every public view; query it with the `duckdb` client",
+        "- [Data page](data/): the views, their columns and example queries",
+        "- An MCP server for assistants: `gpu-atlas mcp` in a checkout (tools plan, fit, gpu, compare_gpus, prices, "
+        "sql)", ""])
 
 
 def price_feed(con: duckdb.DuckDBPyConnection) -> str:
