@@ -13,7 +13,7 @@ from dagster_duckdb import DuckDBResource
 from pipeline.config import paths
 from pipeline.contract import VIEWS
 from pipeline.db import path_literal
-from pipeline.render import pages
+from pipeline.render import own_or_rent, pages
 from pipeline.render.site import build_site
 from pipeline.steps import define_macros, view_reads
 
@@ -81,6 +81,10 @@ pages_estimates = page_asset(
                         "out_decode_calibration", "core_sources", "out_serving_estimates", "out_serving_calibration"],
     pages.estimate_pages,
     "VRAM-fit heatmaps and explorer, methodology with every parameter, measured against estimated speeds.")
+pages_own_or_rent = page_asset(
+    "pages_own_or_rent", ["public_views"], lambda con: own_or_rent.render(con),
+    "Own or rent: owned cost per busy hour against renting the same, break-even utilisation, a calculator, and what "
+    "owned GPUs run (pipeline/render/own_or_rent/: queries over the public views, context, template).")
 pages_prices = page_asset(
     "pages_prices", ["out_rankings", "out_cost_per_tflop", "core_price_offers", "core_price_history",
                      "out_price_changes", "out_coverage", "out_inference_estimates", "out_training_estimates",
@@ -146,6 +150,7 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
 
 @dg.asset(group_name="render", kinds={"mkdocs"},
           deps=["pages_specs", "pages_sources", "pages_estimates", "pages_prices", "pages_data", "pages_plan",
+                "pages_own_or_rent",
                 "site_docs_base"],
           description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
                       "only the pages whose Markdown changed are re-rendered and the search index is merged.")
@@ -160,5 +165,6 @@ def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    return dg.Definitions(assets=[site_docs_base, pages_specs, pages_sources, pages_estimates, pages_prices, pages_plan, exports, pages_data,
+    return dg.Definitions(assets=[site_docs_base, pages_specs, pages_sources, pages_estimates, pages_prices, pages_plan,
+                                  pages_own_or_rent, exports, pages_data,
                                    site])

@@ -546,8 +546,11 @@ def methodology_page(con) -> str:
         "4 for LoRA/QLoRA (no weight gradients), + 2 when full recomputation repeats the forward pass.",
         "- $ per million tokens = $/hour ÷ (expected tokens/s × 3600) × 10⁶ (at the bound: the floor); "
         "$ per TFLOP-hour = $/GPU-hour ÷ dense TFLOPS.",
-        "- Ownership per hour = purchase ÷ (years × 8760) + power (kW × PUE × $/kWh) + hosting. Seed 003's 8 × H100 "
-        "example: $300,000 over 3 years ≈ $11.4/h + $1/h power + $1/h rack ≈ $13.4/h; see the `ownership_cost` view.", "",
+        "- Ownership: amortisation (purchase ÷ (years × 8760)) and hosting (rack share in a colocation, nothing at home) "
+        "every hour, power (kW × PUE × $/kWh) only while busy; at utilisation u an owned GPU costs (amortisation + "
+        "hosting) ÷ u + power per busy hour, and beats renting above u = (amortisation + hosting) ÷ (rental − power). "
+        "Seed 003's 8 × H100 example: $300,000 over 3 years ≈ $11.4/h + $1/h power + $1/h rack ≈ $13.4/h; see "
+        "[Own or rent](own-or-rent.md) and the `ownership_cost` view.", "",
         "## Planner", "",
         "- Query: `pipeline/sql/plan/plan_options.sql`, over the public views only (`serving_models`, "
         "`serving_gpus`, `rentable_machines`, `serving_calibration`, `vram_fit`, `models`, `parameters`); its formulas "

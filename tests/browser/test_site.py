@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 PAGES = ["", "training/", "inference/", "cost-per-tflop/", "vram-fit/", "prices/", "changes/", "gpus/",
          "models/", "methodology/", "conflicts/", "sources/", "coverage/", "data/", "about/",
          "gpus/nvidia-h100-sxm-80gb/", "gpus/nvidia-a100-sxm-80gb/", "gpus/nvidia-rtx-4090-pcie-24gb/", "planner/",
-         "compare/"]
+         "compare/", "own-or-rent/"]
 
 
 @pytest.fixture(scope="module")

@@ -227,13 +227,29 @@ def test_breakdown_sums_to_required(con):
 def test_ownership_seed_003_example(con):
     # Seed article 003: $300k 8 x H100 server over 3 years = $11.4/h, 10 kW at $0.1/kWh = $1/h,
     # rack $1500/month shared by two servers ~ $1/h: about $13.4 an hour.
-    create_table_from_frame(con, "core_gpus", pd.DataFrame({"gpu_id": ["g"], "name": ["G"],
-                                                            "launch_price_usd": [None], "tdp_w": [700.0]}))
-    create_table_from_frame(con, "core_cheapest_offers", pd.DataFrame({"gpu_id": ["g"], "usd_per_gpu_hour": [2.0]}))
+    # A home RTX 4090 at its $1,599 launch price pays no rack rent: it beats a $0.34/h rental above
+    # (amortisation + hosting) / (rental - power) of its hours.
+    create_table_from_frame(con, "core_gpus", pd.DataFrame({
+        "gpu_id": ["g", "rtx"], "name": ["G", "RTX 4090"], "segment": ["datacenter", "consumer"],
+        "launch_price_usd": [None, 1599.0], "tdp_w": [700.0, 450.0]}))
+    create_table_from_frame(con, "core_cheapest_offers", pd.DataFrame({"gpu_id": ["g", "rtx"],
+                                                                       "usd_per_gpu_hour": [2.0, 0.34]}))
+    create_table_from_frame(con, "out_rentable_machines", pd.DataFrame({
+        "gpu_id": ["nvidia-h100-sxm-80gb"], "instance_gpus": [8], "pricing_tier": ["on-demand"],
+        "usd_per_gpu_hour": [2.5]}))
     create_table_from_sql(con, "out_ownership_cost")
-    server = con.execute("select * from out_ownership_cost where scope = 'server'").df().iloc[0]
+    server = con.execute("select * from out_ownership_cost where ownership_scope = 'server'").df().iloc[0]
     assert server.amortisation_usd_per_hour == pytest.approx(11.42, abs=0.01)
     assert server.total_usd_per_hour == pytest.approx(13.4, abs=0.1)
+    assert server.rental_usd_per_gpu_hour == 2.5
+    assert server.breakeven_utilisation == pytest.approx((11.416 + 1.027) / (20 - 1), abs=0.001)
+    home = con.execute("select * from out_ownership_cost where item = 'RTX 4090' and hosting = 'home'").df().iloc[0]
+    assert home.hosting_usd_per_hour == 0 and home.power_usd_per_hour == pytest.approx(0.045)
+    amortisation = 1599 * 1.35 / (3 * 8760)
+    assert home.breakeven_utilisation == pytest.approx(amortisation / (0.34 - 0.045))
+    colo = con.execute("select * from out_ownership_cost where item = 'RTX 4090' and hosting = 'colocation'").df()
+    assert colo.breakeven_utilisation.iloc[0] > home.breakeven_utilisation
+    assert con.execute("select count(*) from out_ownership_cost where item = 'G' and hosting = 'home'").fetchone()[0] == 0
 
 
 def test_weights_in_gb_not_gib_accelerate_example(con):

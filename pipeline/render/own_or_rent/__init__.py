@@ -1,0 +1,80 @@
+"""Own or rent (seed 003's question): what an owned GPU or server costs per busy hour against renting the same,
+the break-even utilisation, a calculator, and what GPUs one owns already run. A page family: `queries.py` (SQL
+over the public views), `context()` (query results to the template's values), `page.md.j2` (the page)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import jinja2
+from markupsafe import Markup
+
+from ..markdown import money, num, script_json, seen
+from .queries import QUERIES
+
+TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
+                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+UTILISATIONS = (0.25, 0.5, 1.0)
+
+
+def rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict]:
+    cur = con.execute(QUERIES[name])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def per_million(usd_per_hour: float | None, tokens_per_s: float | None) -> float | None:
+    if usd_per_hour is None or not tokens_per_s:
+        return None
+    return usd_per_hour / (tokens_per_s * 3600) * 1e6
+
+
+def context(con: duckdb.DuckDBPyConnection) -> dict:
+    owned = rows(con, "ownership")
+    server = next(o for o in owned if o["ownership_scope"] == "server")
+    rental = rows(con, "server_rental")
+    home_4090 = next((o for o in owned if o["gpu_id"] == "nvidia-rtx-4090-pcie-24gb" and o["hosting"] == "home"), None)
+    serving = {r["gpu_id"]: r for r in rows(con, "llama_8b")}
+    llama = []
+    rtx, h100 = serving.get("nvidia-rtx-4090-pcie-24gb"), serving.get("nvidia-h100-sxm-80gb")
+    if home_4090 and rtx:
+        for u in UTILISATIONS:
+            busy_hour = (home_4090["amortisation_usd_per_hour"] + home_4090["hosting_usd_per_hour"]) / u \
+                + home_4090["power_usd_per_hour"]
+            llama.append({"what": f"RTX 4090 owned, at home, busy {u:.0%} of hours", "usd_per_hour": busy_hour,
+                          "tokens_per_s": rtx["tokens_per_s"],
+                          "per_million": per_million(busy_hour, rtx["tokens_per_s"]), "price": "owned"})
+    for r, label in ((rtx, "RTX 4090 rented"), (h100, "H100 SXM rented")):
+        if r and r["usd_per_gpu_hour"] is not None:
+            llama.append({"what": f"{label} on demand ({r['provider']})", "usd_per_hour": r["usd_per_gpu_hour"],
+                          "tokens_per_s": r["tokens_per_s"],
+                          "per_million": per_million(r["usd_per_gpu_hour"], r["tokens_per_s"]),
+                          "price": seen(r["observed_on"], r["observed_date_known"])})
+    data = {"items": [{k: o[k] for k in ("item", "gpu_id", "hosting", "purchase_usd", "busy_kw", "gpus",
+                                         "hosting_usd_per_hour", "rental_usd_per_gpu_hour")}
+                      for o in owned if o["ownership_scope"] == "gpu"],
+            "parameters": {p["name"]: float(p["value"]) for p in rows(con, "parameters")},
+            "gpus": [{k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in rows(con, "gpus")]}
+    return {"server": server, "rental": rental[0] if rental else None, "owned": owned, "llama": llama,
+            "batch": next((r["batch_size"] for r in serving.values()), None), "parameters": rows(con, "parameters"),
+            "calculator_json": script_json(data), "gpus": data["gpus"]}
+
+
+def owned_runs(con: duckdb.DuckDBPyConnection) -> dict:
+    """The data behind "I own these GPUs", fetched by the page when asked (too large to embed)."""
+    by_gpu: dict[str, list] = {}
+    for r in rows(con, "owned_runs"):
+        by_gpu.setdefault(r["gpu_id"], []).append([r["model"], r["precision"], r["gpus"], r["tokens_per_s"]])
+    return {"columns": ["model", "precision", "gpus", "tokens_per_s"], "gpus": by_gpu}
+
+
+def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    import json
+
+    template = TEMPLATES.get_template("page.md.j2")
+    # the formatters build their own safe HTML from numbers and dates
+    template.globals.update(money=lambda *a: Markup(money(*a)), num=lambda *a: Markup(num(*a)),
+                            seen=lambda *a: Markup(seen(*a)))
+    return {"own-or-rent.md": template.render(**context(con)),
+            "charts/owned-runs.json": json.dumps(owned_runs(con), separators=(",", ":"))}
