@@ -10,7 +10,7 @@ export UV_SYSTEM_CERTS ?= 1
 # dependencies on every start costs seconds per command
 export UV_COMPILE_BYTECODE ?= 1
 
-.PHONY: build test test-fast bench prices fetch dev validate clean setup browser serve
+.PHONY: lint build test test-fast bench prices fetch dev validate clean setup browser serve
 
 $(UV):
 	$(PYTHON) -m pip install --user --quiet uv || $(PYTHON) -m pip install --user --quiet --break-system-packages uv
@@ -38,8 +38,12 @@ browser:              ## Debian's Chromium for the browser tests
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-test: $(VENV) browser ## unit, integration and browser tests
+test: $(VENV) browser ## lint, then unit, integration and browser tests
+	$(UV) run ruff check pipeline tests
 	$(UV) run pytest -q
+
+lint: $(VENV)         ## ruff: undefined and unused names, redefinitions, syntax
+	$(UV) run ruff check pipeline tests
 
 test-fast: $(VENV)    ## unit tests only
 	$(UV) run pytest -q tests/unit

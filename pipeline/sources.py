@@ -11,7 +11,6 @@ import datetime as dt
 import functools
 import hashlib
 import io
-import os
 import re
 import urllib.parse
 from dataclasses import dataclass

@@ -16,7 +16,7 @@ from pipeline.plan import (DEFAULT_TOKENS, DEFAULTS, ENGINES, KV_PRECISIONS, LIM
                            WORKLOAD_LABELS, Question, max_contexts, plan_options, validate)
 
 from . import openapi
-from .markdown import age, esc, fixed, link, money, num, plural, seen, table
+from .markdown import esc, fixed, link, money, num, plural, seen, table
 
 API = "api/v1"
 SCHEMA_VERSION = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browsing import ARGS, CHROMIUM
+from browsing import ARGS, CHROMIUM, serving
 
 
 @pytest.fixture(scope="module")
@@ -18,3 +18,10 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    """The built site over HTTP, as the README serves it."""
+    with serving(built_site["site"]) as url:
+        yield url

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_site import PAGES, server  # noqa: F401  (fixtures)
+from test_site import PAGES
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from pipeline.plan import KV_PRECISIONS, LIMITS, SERVE_PRECISIONS, plan_options
-from test_site import server  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.browser
 

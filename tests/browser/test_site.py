@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from browsing import serving
 
 pytestmark = pytest.mark.browser
 
@@ -14,12 +12,6 @@ PAGES = ["", "training/", "inference/", "cost-per-tflop/", "vram-fit/", "prices/
          "models/", "methodology/", "conflicts/", "sources/", "coverage/", "data/", "about/",
          "gpus/nvidia-h100-sxm-80gb/", "gpus/nvidia-a100-sxm-80gb/", "gpus/nvidia-rtx-4090-pcie-24gb/", "planner/",
          "compare/", "own-or-rent/"]
-
-
-@pytest.fixture(scope="module")
-def server(built_site):
-    with serving(built_site["site"]) as url:
-        yield url
 
 
 @pytest.mark.parametrize("page_path", PAGES)
@@ -56,7 +48,9 @@ def test_explorer_reacts_to_its_controls(server, browser):
     page.select_option("#fit-form select[name=model]", "deepseek-r1")
     large = page.locator("#fit-out tbody tr td:nth-child(3)").all_inner_texts()
     assert page.locator("#fit-out").get_attribute("data-key").startswith("deepseek-r1|")
-    needed = lambda cells: sum(int(c.split()[0]) for c in cells)
+    def needed(cells):
+        return sum(int(c.split()[0]) for c in cells)
+
     assert needed(large) > needed(small)
     page.close()
 
