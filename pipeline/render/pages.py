@@ -8,7 +8,7 @@ import duckdb
 import pandas as pd
 
 from . import charts, measured
-from .markdown import age, chart, chart_data, esc, link, money, num, seen, table, url_link
+from .markdown import age, chart, chart_data, esc, link, money, num, plural, seen, table, url_link
 
 FIGURE_COLUMNS = [
     ("memory_gb", "Memory", "GB"), ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
@@ -113,10 +113,17 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
                          order by observed_on, provider, offering, pricing_tier, statistic, region""")
     ranks = df(con, "select * from out_rankings order by workload, gpu_id")
     picks = picks_frame(con)
-    fits = df(con, """select f.gpu_id, f.precision, string_agg(f.model_id, ', ' order by m.params_b desc, f.model_id) as models,
+    # the reference model's serving expectation, as Compare and gpus.json show it (expected and bound per GPU)
+    serving = df(con, """select e.gpu_id, m.name as model, e.gpus_used, e.batch_size,
+                                e.batch_decode_expected_tokens_per_s / e.gpus_used as expected_per_gpu,
+                                e.batch_decode_tokens_per_s / e.gpus_used as bound_per_gpu
+                         from out_inference_estimates as e join core_models as m using (model_id)
+                         where e.model_id = (select value_text from core_parameters where name = 'reference_model')
+                           and e.precision = 'fp8' and e.single_node""")
+    fits = df(con, """select f.gpu_id, f.precision, string_agg(m.name, ', ' order by m.params_b desc, f.model_id) as models,
                              count(*) as n
                       from out_vram_fit_detail as f join core_models as m using (model_id)
-                      where f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1
+                      where f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1 and m.is_current
                         and f.gpu_count = 1 and f.fits and f.precision in ('bf16', 'fp8', 'int4')
                         and f.context_tokens = least(4096, coalesce(m.max_context, 4096))
                       group by all""")
@@ -127,12 +134,14 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
             out.setdefault(row.gpu_id, []).append(row)
         return out
 
-    claims_by, offers_by, ranks_by, fits_by, picks_by = (grouped(f) for f in (claims, offers, ranks, fits, picks))
+    claims_by, offers_by, ranks_by, fits_by, picks_by, serving_by = (
+        grouped(f) for f in (claims, offers, ranks, fits, picks, serving))
     history_by = dict(tuple(history.groupby("gpu_id", sort=False)))
     all_gpus = list(gpus.itertuples(index=False))
     return {f"gpus/{g.gpu_id}.md": gpu_page(g, all_gpus, claims_by.get(g.gpu_id, []), offers_by.get(g.gpu_id, []),
                                              history_by.get(g.gpu_id), ranks_by.get(g.gpu_id, []),
-                                             fits_by.get(g.gpu_id, []), picks_by.get(g.gpu_id, []))
+                                             fits_by.get(g.gpu_id, []), picks_by.get(g.gpu_id, []),
+                                             (serving_by.get(g.gpu_id) or [None])[0])
             for g in all_gpus}
 
 
@@ -155,7 +164,7 @@ def _has_tensor_cores(g) -> bool:
     return value is not None and pd.notna(value) and bool(value)
 
 
-def glance(g, offers: list, ranks: list, fits: list, picks: list = ()) -> str:
+def glance(g, offers: list, ranks: list, fits: list, picks: list = (), serving=None) -> str:
     """The first screen of a GPU page: its key figures, cheapest price per tier, largest models that fit, rankings."""
     tensor = " tensor" if _has_tensor_cores(g) else ""
     cells = [("Memory", f"{num(g.memory_gb)} GB", esc(g.memory_type) or "type not published"),
@@ -169,9 +178,15 @@ def glance(g, offers: list, ranks: list, fits: list, picks: list = ()) -> str:
                       f"{esc(p.provider)} · {seen(p.observed_on, p.observed_date_known)}"))
     if not best:
         cells.append(("Cloud price", "–", "no current offer"))
+    if serving is not None:
+        cells.append((f"{esc(serving.model)}, FP8, batch of {int(serving.batch_size)}",
+                      f"{serving.expected_per_gpu:,.1f} tok/s per GPU",
+                      f"expected, on {plural(int(serving.gpus_used), 'GPU', 'GPUs')}; bound "
+                      f"{serving.bound_per_gpu:,.1f}"))
     for f in sorted(fits, key=lambda f: ["bf16", "fp8", "int4"].index(f.precision)):
         largest = f.models.split(", ")[0]
-        cells.append((f"Largest on one, {esc(f.precision.upper())}", esc(largest), f"{f.n} models fit (4k context)"))
+        cells.append((f"Largest on one, {esc(f.precision.upper())}", esc(largest),
+                      f"{plural(int(f.n), 'current model fits', 'current models fit')} (4k context)"))
     for r in ranks:
         cells.append((f"{esc(r.workload).title()} rank", f"#{int(r.rank)}", f"score {r.score:.1f}"
                       + (f"; value #{int(r.value_rank)}" if pd.notna(r.value_rank) else "")))
@@ -181,11 +196,11 @@ def glance(g, offers: list, ranks: list, fits: list, picks: list = ()) -> str:
 
 
 def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | None, ranks: list, fits: list,
-             picks: list = ()) -> str:
+             picks: list = (), serving=None) -> str:
     variants = [v for v in gpus if v.family == g.family and v.gpu_id != g.gpu_id]
     near = nearest(g, gpus)
     compare = ",".join([g.gpu_id] + [o.gpu_id for o in near])
-    out = [f"# {esc(g.name)}", "", glance(g, offers, ranks, fits, picks), "",
+    out = [f"# {esc(g.name)}", "", glance(g, offers, ranks, fits, picks, serving), "",
            f'**Compare with its nearest alternatives:** <a href="../../compare/?gpus={compare}">all four side by side</a> · '
            + " · ".join(f'<a href="../../compare/?gpus={g.gpu_id},{o.gpu_id}">vs {esc(o.name)}</a>' for o in near), "",
            "## Details", ""]
@@ -208,7 +223,7 @@ def gpu_page(g, gpus: list, claims: list, offers: list, history: pd.DataFrame | 
             f"{esc(r.workload)} #{int(r.rank)} (score {r.score:.1f})" for r in ranks)]
     if fits:
         out += ["", "## Models that fit on one", "",
-                "Inference, 4k context, batch 1, KV cache BF16 (all settings: [VRAM fit](../vram-fit.md)).", "",
+                "Current models, inference, 4k context, batch 1, KV cache BF16 (every model and setting: [VRAM fit](../vram-fit.md)).", "",
                 table(["Weights", "Models", "Which"],
                       [[esc(f.precision), str(f.n), esc(f.models)] for f in sorted(fits, key=lambda f: f.precision)])]
     out += ["", "## Canonical figures", "",

@@ -281,10 +281,11 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     cheap_by: dict[str, list] = {}
     for r in _records(cheapest):
         cheap_by.setdefault(r.pop("gpu_id"), []).append(r)
-    serving = {r["gpu_id"]: r for r in _records(con.execute("""
+    # full precision: Compare divides by the GPU count and rounds, as the GPU pages do
+    serving = {r["gpu_id"]: {k: _clean(v, None) for k, v in r.items()} for r in con.execute("""
         select gpu_id, gpus_used, batch_decode_tokens_per_s, batch_decode_expected_tokens_per_s from inference_estimates
         where model_id = (select value from parameters where name = 'reference_model')
-          and precision = 'fp8' and single_node""").df())}
+          and precision = 'fp8' and single_node""").df().to_dict(orient="records")}
     training_speed = {(g, m): v for g, m, v in con.execute("""
         select gpu_id, method, tokens_per_s_per_gpu from training_estimates
         where model_id = (select value from parameters where name = 'reference_training_model')

@@ -229,3 +229,27 @@ def test_own_or_rent_answers_seed_003_and_the_home_rtx_4090(server, browser, db)
     page.select_option("#owned-form select[name=count]", "1")
     assert 0 < page.locator("#owned-out tbody tr").count() < runs
     page.close()
+
+
+@pytest.mark.parametrize("gpu", ["nvidia-h100-sxm-80gb", "amd-mi300x-oam-192gb"])
+def test_a_gpus_price_and_70b_expectation_read_the_same_on_compare_and_its_page(server, browser, gpu):
+    """One figure, one value: the on-demand price pick and the reference model's expected tokens/s per GPU (with
+    its GPU count and the bound beside it) are the same on Compare and on the GPU's page, labelled alike."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server + f"compare/?gpus={gpu},nvidia-a100-sxm-80gb")
+    page.wait_for_selector("#compare-out table[data-compare]")
+    rows = {r.locator("th").inner_text(): r.locator("td").first.inner_text()
+            for r in page.locator("#compare-out tbody tr").all()}
+    page.goto(server + f"gpus/{gpu}/")
+    cells = {c.locator("span").first.inner_text(): c.inner_text() for c in page.locator(".atlas-glance > div").all()}
+    page.close()
+    price = re.match(r"\$([\d.]+)", rows["Price, on-demand ($/GPU-hour)"]).group(1)
+    assert f"${float(price):.2f}/GPU-h" in cells["Cheapest on-demand"]
+    compare_speed = rows["Llama 3.3 70B, FP8, batch of 16: expected decode tokens/s per GPU"]
+    (label, cell), = [(k, v) for k, v in cells.items() if k.startswith("Llama 3.3 70B")]
+    expected = re.search(r"([\d,.]+) tok/s per GPU", cell).group(1)
+    assert compare_speed.startswith(expected) and "expected" in cell and "expected" in "expected decode tokens/s"
+    gpus = re.search(r"on (\d+) GPUs?", compare_speed).group(1)
+    assert f"on {gpus} GPU" in cell
+    bound = re.search(r"bound ([\d,.]+)", cell).group(1)
+    assert rows["Same, bound (no GPU exceeds it) tokens/s per GPU"].startswith(bound)
