@@ -1,11 +1,15 @@
 -- Training throughput, time and cost per model x GPU: full fine-tune (selective recomputation:
 -- 6N FLOPs per token), LoRA and QLoRA (frozen weights: no weight gradients, 4N, plus 2N for the
--- forward pass full recomputation repeats) and pretraining compute.
+-- forward pass full recomputation repeats, taken only where the activations would not fit otherwise)
+-- and pretraining compute.
 with fit as (
     select model_id, gpu_id, method, recompute, gpus_needed
     from out_vram_fit_detail
     where workload = 'training' and gpu_count = 1
-        and ((method = 'full' and recompute = 'selective') or (method in ('lora', 'qlora') and recompute = 'full'))
+        and ((method = 'full' and recompute = 'selective') or method in ('lora', 'qlora'))
+    -- LoRA and QLoRA: the fewest GPUs, and without recomputation when that many GPUs hold the activations
+    qualify row_number() over (partition by model_id, gpu_id, method
+                               order by gpus_needed nulls last, case recompute when 'none' then 0 else 1 end) = 1
 ),
 
 est as (
