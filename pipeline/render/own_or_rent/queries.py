@@ -8,7 +8,7 @@ QUERIES = {
                                observed_date_known, source_id
                         from rentable_machines
                         where gpu_id = 'nvidia-h100-sxm-80gb' and instance_gpus = 8 and pricing_tier = 'on-demand'
-                        order by usd_per_hour, provider limit 1""",
+                        order by usd_per_hour, provider, offering limit 1""",
     # serving Llama 3.1 8B (FP8 weights, a batch of 16) on one RTX 4090 or one H100 SXM: expected tokens/s and the
     # on-demand price pick
     "llama_8b": """select e.gpu_id, g.name, e.batch_size, e.batch_decode_expected_tokens_per_s as tokens_per_s,
@@ -27,6 +27,6 @@ QUERIES = {
                             round(e.decode_expected_tokens_per_s, 1) as tokens_per_s
                      from inference_estimates as e join models as m using (model_id)
                      where m.is_current and e.batch1_gpus <= 8 and e.precision in ('bf16', 'fp8', 'int4')
-                     order by e.gpu_id, m.params_b desc, e.precision""",
+                     order by e.gpu_id, m.params_b desc, m.name, e.precision""",
     "gpus": """select gpu_id, name, tdp_w, launch_price_usd from gpus order by name""",
 }
