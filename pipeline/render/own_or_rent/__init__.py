@@ -50,13 +50,14 @@ def context(con: duckdb.DuckDBPyConnection) -> dict:
             llama.append({"what": f"{label} on demand ({r['provider']})", "usd_per_hour": r["usd_per_gpu_hour"],
                           "tokens_per_s": r["tokens_per_s"],
                           "per_million": per_million(r["usd_per_gpu_hour"], r["tokens_per_s"]),
-                          "price": seen(r["observed_on"], r["observed_date_known"])})
+                          "price": Markup(seen(r["observed_on"], r["observed_date_known"]))})
     data = {"items": [{k: o[k] for k in ("item", "gpu_id", "hosting", "purchase_usd", "busy_kw", "gpus",
                                          "hosting_usd_per_hour", "rental_usd_per_gpu_hour")}
                       for o in owned if o["ownership_scope"] == "gpu"],
             "parameters": {p["name"]: float(p["value"]) for p in rows(con, "parameters")},
             "gpus": [{k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in rows(con, "gpus")]}
-    return {"server": server, "rental": rental[0] if rental else None, "owned": owned, "llama": llama,
+    years = next(float(p["value"]) for p in rows(con, "parameters") if p["name"] == "amortisation_years")
+    return {"server": server, "years": years, "rental": rental[0] if rental else None, "owned": owned, "llama": llama,
             "batch": next((r["batch_size"] for r in serving.values()), None), "parameters": rows(con, "parameters"),
             "calculator_json": script_json(data), "gpus": data["gpus"]}
 
