@@ -148,7 +148,7 @@
       });
     });
     out2.appendChild(el("p", {}, list.length + " model and weight combinations fit, largest models first."));
-    out2.appendChild(t);
+    out2.appendChild(el("div", { "class": "atlas-scroll" })).appendChild(t);
     out2.setAttribute("data-ready", "true");
   }
   owned2.addEventListener("change", function () { if (runs) show(); });

@@ -228,6 +228,8 @@ def test_own_or_rent_answers_seed_003_and_the_home_rtx_4090(server, browser, db)
     runs = page.locator("#owned-out tbody tr").count()
     page.select_option("#owned-form select[name=count]", "1")
     assert 0 < page.locator("#owned-out tbody tr").count() < runs
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: nothing wider than the screen
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 391
     page.close()
 
 
