@@ -117,11 +117,8 @@ class Atlas:
             raise ValueError("compare_gpus takes 2 to 6 gpu_ids")
         answers = [self.gpu(g) for g in gpu_ids]
         with self.connect() as con:
-            speed = {r["gpu_id"]: r for r in _records(con, """
-                select gpu_id, gpus_used, batch_decode_expected_tokens_per_s, batch_decode_tokens_per_s
-                from inference_estimates
-                where model_id = (select value from parameters where name = 'reference_model') and precision = 'fp8'
-                  and single_node and gpu_id in (select unnest(?))""", [gpu_ids])}
+            speed = {r["gpu_id"]: r for r in _records(
+                con, "select * from reference_serving where gpu_id in (select unnest(?))", [gpu_ids])}
         rows = []
         for a in answers:
             g, s = a["gpu"], speed.get(a["gpu"]["gpu_id"], {})
@@ -133,8 +130,8 @@ class Atlas:
                          "on_demand_provider": on_demand and on_demand["provider"],
                          "on_demand_observed_on": on_demand and on_demand["observed_on"],
                          "reference_model_gpus": s.get("gpus_used"),
-                         "reference_model_expected_tokens_per_s": s.get("batch_decode_expected_tokens_per_s"),
-                         "reference_model_bound_tokens_per_s": s.get("batch_decode_tokens_per_s")})
+                         "reference_model_expected_tokens_per_s": s.get("expected_tokens_per_s"),
+                         "reference_model_bound_tokens_per_s": s.get("bound_tokens_per_s")})
         sources = {s["source_id"]: s for a in answers for s in a["sources"]}
         return {"gpus": rows, "sources": list(sources.values()),
                 "what_the_numbers_are": "reference model: Llama 3.3 70B, FP8, serving batch of 16 on reference_model_gpus "

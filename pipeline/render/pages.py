@@ -114,12 +114,7 @@ def gpu_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     ranks = df(con, "select * from out_rankings order by workload, gpu_id")
     picks = picks_frame(con)
     # the reference model's serving expectation, as Compare and gpus.json show it (expected and bound per GPU)
-    serving = df(con, """select e.gpu_id, m.name as model, e.gpus_used, e.batch_size,
-                                e.batch_decode_expected_tokens_per_s / e.gpus_used as expected_per_gpu,
-                                e.batch_decode_tokens_per_s / e.gpus_used as bound_per_gpu
-                         from out_inference_estimates as e join core_models as m using (model_id)
-                         where e.model_id = (select value_text from core_parameters where name = 'reference_model')
-                           and e.precision = 'fp8' and e.single_node""")
+    serving = df(con, "select * from out_reference_serving")
     fits = df(con, """select f.gpu_id, f.precision, string_agg(m.name, ', ' order by m.params_b desc, f.model_id) as models,
                              count(*) as n
                       from out_vram_fit_detail as f join core_models as m using (model_id)
@@ -179,10 +174,10 @@ def glance(g, offers: list, ranks: list, fits: list, picks: list = (), serving=N
     if not best:
         cells.append(("Cloud price", "–", "no current offer"))
     if serving is not None:
-        cells.append((f"{esc(serving.model)}, FP8, batch of {int(serving.batch_size)}",
-                      f"{serving.expected_per_gpu:,.1f} tok/s per GPU",
+        cells.append((f"{esc(serving.model_name)}, FP8, batch of {int(serving.batch_size)}",
+                      f"{serving.expected_tokens_per_s_per_gpu:,.1f} tok/s per GPU",
                       f"expected, on {plural(int(serving.gpus_used), 'GPU', 'GPUs')}; bound "
-                      f"{serving.bound_per_gpu:,.1f}"))
+                      f"{serving.bound_tokens_per_s_per_gpu:,.1f}"))
     for f in sorted(fits, key=lambda f: ["bf16", "fp8", "int4"].index(f.precision)):
         largest = f.models.split(", ")[0]
         cells.append((f"Largest on one, {esc(f.precision.upper())}", esc(largest),

@@ -282,10 +282,8 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     for r in _records(cheapest):
         cheap_by.setdefault(r.pop("gpu_id"), []).append(r)
     # full precision: Compare divides by the GPU count and rounds, as the GPU pages do
-    serving = {r["gpu_id"]: {k: _clean(v, None) for k, v in r.items()} for r in con.execute("""
-        select gpu_id, gpus_used, batch_decode_tokens_per_s, batch_decode_expected_tokens_per_s from inference_estimates
-        where model_id = (select value from parameters where name = 'reference_model')
-          and precision = 'fp8' and single_node""").df().to_dict(orient="records")}
+    serving = {r["gpu_id"]: {k: _clean(v, None) for k, v in r.items()}
+               for r in con.execute("select * from reference_serving").df().to_dict(orient="records")}
     training_speed = {(g, m): v for g, m, v in con.execute("""
         select gpu_id, method, tokens_per_s_per_gpu from training_estimates
         where model_id = (select value from parameters where name = 'reference_training_model')
@@ -294,8 +292,8 @@ def api_files(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     for g in _records(gpus):
         g["cheapest"] = cheap_by.get(g["gpu_id"], [])
         s = serving.get(g["gpu_id"], {})
-        g["serving_tokens_per_s"] = s.get("batch_decode_expected_tokens_per_s")
-        g["serving_tokens_per_s_bound"] = s.get("batch_decode_tokens_per_s")
+        g["serving_tokens_per_s"] = s.get("expected_tokens_per_s")
+        g["serving_tokens_per_s_bound"] = s.get("bound_tokens_per_s")
         g["serving_gpus"] = s.get("gpus_used")
         g["training_tokens_per_s_per_gpu"] = _clean(training_speed.get((g["gpu_id"], "full")))
         g["lora_tokens_per_s_per_gpu"] = _clean(training_speed.get((g["gpu_id"], "lora")))

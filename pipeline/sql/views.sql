@@ -30,6 +30,7 @@ create or replace view decode_calibration as select * from out_decode_calibratio
 create or replace view serving_models as select * from out_serving_models;
 create or replace view serving_gpus as select * from out_serving_gpus;
 create or replace view engine_formats as select * from core_engine_formats;
+create or replace view reference_serving as select * from out_reference_serving;
 create or replace view rentable_machines as select * from out_rentable_machines;
 create or replace view serving_calibration as select * from out_serving_calibration;
 create or replace view serving_measurements as select * exclude (source_file, source_row) from core_serving_measurements;

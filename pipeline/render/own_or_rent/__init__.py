@@ -32,6 +32,8 @@ def per_million(usd_per_hour: float | None, tokens_per_s: float | None) -> float
 
 def context(con: duckdb.DuckDBPyConnection) -> dict:
     owned = rows(con, "ownership")
+    parameters = rows(con, "parameters")
+    values = {p["name"]: float(p["value"]) for p in parameters}
     server = next(o for o in owned if o["ownership_scope"] == "server")
     rental = rows(con, "server_rental")
     home_4090 = next((o for o in owned if o["gpu_id"] == "nvidia-rtx-4090-pcie-24gb" and o["hosting"] == "home"), None)
@@ -54,11 +56,10 @@ def context(con: duckdb.DuckDBPyConnection) -> dict:
     data = {"items": [{k: o[k] for k in ("item", "gpu_id", "hosting", "purchase_usd", "busy_kw", "gpus",
                                          "hosting_usd_per_hour", "rental_usd_per_gpu_hour")}
                       for o in owned if o["ownership_scope"] == "gpu"],
-            "parameters": {p["name"]: float(p["value"]) for p in rows(con, "parameters")},
+            "parameters": values,
             "gpus": [{k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in rows(con, "gpus")]}
-    years = next(float(p["value"]) for p in rows(con, "parameters") if p["name"] == "amortisation_years")
-    return {"server": server, "years": years, "rental": rental[0] if rental else None, "owned": owned, "llama": llama,
-            "batch": next((r["batch_size"] for r in serving.values()), None), "parameters": rows(con, "parameters"),
+    return {"server": server, "years": values["amortisation_years"], "rental": rental[0] if rental else None, "owned": owned, "llama": llama,
+            "batch": next((r["batch_size"] for r in serving.values()), None), "parameters": parameters,
             "calculator_json": script_json(data), "gpus": data["gpus"]}
 
 
