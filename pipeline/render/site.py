@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,9 @@ import jinja2
 
 SEARCH_INDEX = Path("search") / "search_index.json"
 DIRTY_WARNING = "A 'dirty' build is being performed"
+# Where the site is published (GitHub Pages' base URL in the pages workflow). MkDocs needs it to write the
+# sitemap and canonical links; a build without it (a local one) ships neither rather than an empty sitemap.
+SITE_URL_VARIABLE = "GPU_ATLAS_SITE_URL"
 
 
 @dataclass
@@ -91,10 +95,17 @@ THEME_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
 
+def _theme_scripts(match: re.Match) -> str:
+    bundle = match.group(1)
+    lazy_search = bundle[: bundle.index("assets/javascripts/")] + "javascripts/lazy-search.js"
+    return f'<script src="{lazy_search}" defer></script><script src="{bundle}" defer></script>'
+
+
 def finish_page(html: str) -> str:
     """The theme's script deferred (it runs after parsing, before the site's own deferred scripts, so the
-    first paint never waits for it) and its search dialog named for screen readers."""
-    html = THEME_BUNDLE.sub(r'<script src="\1" defer></script>', html, count=1)
+    first paint never waits for it), preceded by lazy-search.js (the search index is requested only when a
+    reader reaches for search), and its search dialog named for screen readers."""
+    html = THEME_BUNDLE.sub(_theme_scripts, html, count=1)
     return html.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
 
 
@@ -107,6 +118,7 @@ def site_key(config_file: str | Path) -> str:
     import importlib.metadata as md
 
     digest = hashlib.sha256(Path(config_file).read_bytes()).hexdigest()
+    digest += f" site_url {os.environ.get(SITE_URL_VARIABLE, '')}"  # canonical links and the sitemap
     return f"{digest} mkdocs {md.version('mkdocs')} material {md.version('mkdocs-material')}"
 
 
@@ -161,6 +173,7 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
         cfg.plugins.on_shutdown()
 
     (site / SITE_KEY).write_text(key, encoding="utf-8")
+    write_crawler_files(site, cfg.site_url)
     if dirty:
         merged = merge_search_index(previous, json.loads(index_path.read_text(encoding="utf-8")))
         index_path.write_text(json.dumps(merged, separators=(",", ":")), encoding="utf-8")
@@ -168,3 +181,14 @@ def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Pa
     else:
         entries = len(json.loads(index_path.read_text(encoding="utf-8"))["docs"])
     return SiteBuild(incremental=dirty, pages_rendered=len(rendered), search_entries=entries)
+
+
+def write_crawler_files(site: Path, site_url: str | None) -> None:
+    """robots.txt naming the sitemap when the site's address is known; otherwise no sitemap at all (MkDocs
+    writes one with no URL in it, which a crawler reads as a site without pages)."""
+    if site_url:
+        (site / "robots.txt").write_text(f"User-agent: *\nAllow: /\nSitemap: {site_url}sitemap.xml\n",
+                                         encoding="utf-8")
+        return
+    for name in ("sitemap.xml", "sitemap.xml.gz", "robots.txt"):
+        (site / name).unlink(missing_ok=True)

@@ -145,6 +145,23 @@ def test_chart_bundle_loads_only_where_there_are_charts(server, browser, page_pa
     page.close()
 
 
+
+def test_the_search_index_loads_only_when_a_reader_searches(server, browser):
+    page = browser.new_page()
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(server + "gpus/", wait_until="networkidle")
+    page.wait_for_timeout(1000)
+    assert not any("search_index.json" in u for u in requested), "the index is fetched before anyone searches"
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    page.wait_for_function("() => { const m = document.querySelector('.md-search-result__meta');"
+                           " return m && m.textContent.trim() && !/initiali/i.test(m.textContent) }", timeout=90_000)
+    assert sum("search_index.json" in u for u in requested) == 1
+    page.locator("input.md-search__input").type("H100", delay=30)
+    page.wait_for_selector(".md-search-result__item", timeout=60_000)
+    assert page.locator(".md-search-result__item").count() > 0
+    page.close()
+
 def contrast(fg: list[float], bg: list[float]) -> float:
     def lum(rgb):
         c = [v / 255 for v in rgb[:3]]

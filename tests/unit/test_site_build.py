@@ -132,3 +132,30 @@ def test_build_inputs_cover_every_source_and_a_refresh_ignores_prices_and_aliase
         assert _refresh_blocker(p, now) == ""  # a price refresh reads prices itself
         (src / "specs/a/gpus.csv").write_text("changed", encoding="utf-8")
         assert "sources/specs/a/gpus.csv" in _refresh_blocker(p, build_inputs(p))
+
+
+def test_the_sitemap_lists_every_page_when_the_address_is_known_and_is_left_out_otherwise(tmp_path, monkeypatch):
+    root = project(tmp_path)
+    (root / "mkdocs.yml").write_text(CONFIG + "site_url: !ENV [GPU_ATLAS_SITE_URL, null]\n", encoding="utf-8")
+    monkeypatch.delenv("GPU_ATLAS_SITE_URL", raising=False)
+    build(root, incremental=False)
+    site = root / "site"
+    assert not (site / "sitemap.xml").exists() and not (site / "robots.txt").exists()  # never an empty sitemap
+
+    monkeypatch.setenv("GPU_ATLAS_SITE_URL", "https://atlas.example.org/gpu/")
+    result = build(root, incremental=True)
+    assert not result.incremental  # another address changes every page's canonical link: a full build
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://atlas.example.org/gpu/</loc>" in sitemap
+    assert "<loc>https://atlas.example.org/gpu/prices/</loc>" in sitemap
+    assert "Sitemap: https://atlas.example.org/gpu/sitemap.xml" in (site / "robots.txt").read_text(encoding="utf-8")
+    assert '<link rel="canonical" href="https://atlas.example.org/gpu/prices/">' in \
+        (site / "prices" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_search_index_is_requested_only_through_the_lazy_loader(tmp_path):
+    root = project(tmp_path)
+    build(root, incremental=False)
+    html = (root / "site" / "prices" / "index.html").read_text(encoding="utf-8")
+    lazy = html.index('<script src="../javascripts/lazy-search.js" defer></script>')
+    assert lazy < html.index("assets/javascripts/bundle.")  # it runs first, so it can hold the request back
