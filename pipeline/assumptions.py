@@ -57,7 +57,9 @@ RULES: dict[str, Rule] = {
     "activation_formula": TEXT, "flash_attention": _n(0, 1, True), "dropout_masks": _n(0, 1, True),
     "logits_bytes_per_element": _n(0, 16),
     # speed
-    "training_mfu": _n(0.01, 1.0), "prefill_mfu": _n(0.01, 1.0),
+    "training_mfu": _n(0.01, 1.0), "training_calibration_min_context": _n(64, 1_048_576, True),
+    "training_calibration_max_context": _n(512, 1_048_576, True),
+    "prefill_mfu": _n(0.01, 1.0),
     "serving_max_batch": _n(1, 100_000, True), "serving_decode_efficiency_default": _n(0.01, 1.0),
     "serving_compute_efficiency_default": _n(0.01, 1.0),
     "min_calibration_points": _n(1, 1000, True), "bound_tolerance": _n(0, 0.2),

@@ -515,6 +515,43 @@ def serving_measurements_schema(gpu_ids: list[str] | None = None,
     )
 
 
+TRAINING_METHODS = ["pretrain", "full", "lora", "qlora"]
+TRAINING_PRECISIONS = ["bf16", "fp8", "mxfp8", "nvfp4", "not stated"]
+
+
+def training_measurements_schema(gpu_ids: list[str] | None = None,
+                                 model_ids: list[str] | None = None) -> pa.DataFrameSchema:
+    """Published training throughput, one row per run as printed: tokens per second (per GPU or in all) with
+    the model's size, the method, precision, sequence length and whether activations were recomputed."""
+    gpu_checks = [pa.Check.isin(gpu_ids)] if gpu_ids is not None else []
+    model_checks = [pa.Check.isin(model_ids)] if model_ids is not None else []
+    return pa.DataFrameSchema(
+        {
+            "model_id": _col(str, *model_checks, nullable=True),
+            "model_as_printed": _col(str),
+            "params_b": _col(float, pa.Check.in_range(0.01, 10_000)),
+            "active_params_b": _col(float, pa.Check.in_range(0.01, 10_000), nullable=True),
+            "gpu_id": _col(str, *gpu_checks),
+            "gpu_as_printed": _col(str),
+            "gpu_count": _col("Int64", pa.Check.in_range(1, 100_000)),
+            "framework": _col(str),
+            "method": _col(str, pa.Check.isin(TRAINING_METHODS)),
+            "precision": _col(str, pa.Check.isin(TRAINING_PRECISIONS)),
+            "seq_len": _col("Int64", pa.Check.in_range(64, 1_048_576)),
+            "activation_checkpointing": _col(str, pa.Check.isin(["none", "selective", "full", "not stated"])),
+            "value": _col(float, pa.Check.in_range(0.01, 1_000_000_000)),
+            "unit": _col(str, pa.Check.isin(["tokens/s", "tokens/s/gpu"])),
+            "printed_mfu": _col(float, pa.Check.in_range(0.0, 1.0), nullable=True),
+            "quote": _col(str),
+            "document_id": _col(str),
+        },
+        checks=[pa.Check(lambda df: pd.to_numeric(df["active_params_b"], errors="coerce").fillna(0)
+                         <= pd.to_numeric(df["params_b"], errors="coerce"),
+                         error="active_params_b cannot exceed params_b")],
+        name="training_measurements",
+    )
+
+
 RAW_SCHEMAS = {
     "gpus": gpus_schema,
     "spec_figures": spec_figures_schema,
@@ -526,6 +563,7 @@ RAW_SCHEMAS = {
     "models": models_schema,
     "measurements": measurements_schema,
     "serving_measurements": serving_measurements_schema,
+    "training_measurements": training_measurements_schema,
 }
 
 

@@ -105,6 +105,13 @@ SERVING_MEASUREMENT_COLUMNS = (
 )
 
 
+TRAINING_MEASUREMENT_COLUMNS = (
+    "model_id", "model_as_printed", "params_b", "active_params_b", "gpu_id", "gpu_as_printed", "gpu_count",
+    "framework", "method", "precision", "seq_len", "activation_checkpointing", "value", "unit", "printed_mfu",
+    "quote", "document_id",
+)
+
+
 @dataclass(frozen=True)
 class SourceKind:
     """One kind of source file: where it lives and which columns it must have."""
@@ -202,6 +209,13 @@ KINDS: dict[str, SourceKind] = {
             "measurements/*/*/serving.csv",
             True,
             SERVING_MEASUREMENT_COLUMNS,
+            True,
+        ),
+        SourceKind(
+            "training_measurements",
+            "measurements/*/*/training.csv",
+            True,
+            TRAINING_MEASUREMENT_COLUMNS,
             True,
         ),
     ]

@@ -26,6 +26,7 @@ RAW_FOREIGN_KEYS = {
     "model_claims": [("model_ids", "models")],
     "measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
     "serving_measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
+    "training_measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
 }
 
 

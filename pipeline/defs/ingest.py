@@ -12,10 +12,8 @@ from pipeline.sources import KINDS
 
 from .resources import AtlasPaths
 
-# raw tables whose checks look up ids in another raw table
-UPSTREAM = {"spec_figures": ["raw_gpus"], "claims": ["raw_gpus"], "aliases": ["raw_gpus"],
-            "model_claims": ["raw_models"], "measurements": ["raw_gpus", "raw_models"],
-            "serving_measurements": ["raw_gpus", "raw_models"]}
+# raw tables whose checks look up ids in another raw table (the schemas' foreign keys, declared once in steps)
+UPSTREAM = {kind: [f"raw_{table}" for _, table in keys] for kind, keys in steps.RAW_FOREIGN_KEYS.items()}
 
 
 def problems_metadata(problems) -> dict:

@@ -88,7 +88,7 @@ pages_own_or_rent = page_asset(
 pages_prices = page_asset(
     "pages_prices", ["out_rankings", "out_cost_per_tflop", "core_price_offers", "core_price_history",
                      "out_price_changes", "out_coverage", "out_inference_estimates", "out_training_estimates",
-                     "core_spec_claims", "core_gpus", "out_vram_fit_detail", "out_reference_serving"],
+                     "core_spec_claims", "core_gpus", "out_vram_fit_detail", "out_reference_serving", "public_views"],
     pages.price_pages, "Home, rankings, cost per TFLOP, prices, what changed, coverage and one page per GPU.")
 
 

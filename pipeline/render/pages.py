@@ -7,7 +7,7 @@ import json
 import duckdb
 import pandas as pd
 
-from . import charts, measured
+from . import charts, measured, training
 from .markdown import age, chart, chart_data, esc, link, money, num, plural, seen, table, url_link
 
 FIGURE_COLUMNS = [
@@ -551,8 +551,11 @@ def methodology_page(con) -> str:
         "utilisation. Serving engines with CUDA graphs and fused kernels pay less overhead than llama.cpp did, so "
         "for them the expectation is conservative; the bound is not.",
         "- Prefill tokens/s: bound = GPUs × dense TFLOPS ÷ (2 × active parameters); expected at the prefill utilisation.",
-        "- Training tokens/s per GPU = dense BF16 TFLOPS × MFU ÷ (F × active parameters), F = 6 for a full fine-tune, "
-        "4 for LoRA/QLoRA (no weight gradients), + 2 when full recomputation repeats the forward pass.",
+        "- Training tokens/s per GPU = dense BF16 TFLOPS × utilisation ÷ (F × active parameters), F = 6 for a full "
+        "fine-tune, 4 for LoRA/QLoRA (no weight gradients), + 2 when full recomputation repeats the forward pass. The "
+        "utilisation is the GPU's median over published BF16 training runs, or, for a GPU nobody published, a line "
+        "fitted on the measured GPUs: 1 ÷ utilisation = a + b × (TFLOPS ÷ memory GB/s), with its held-out error "
+        "([Training ranking](training.md), view `training_calibration`).",
         "- $ per million tokens = $/hour ÷ (expected tokens/s × 3600) × 10⁶ (at the bound: the floor); "
         "$ per TFLOP-hour = $/GPU-hour ÷ dense TFLOPS.",
         "- Ownership: amortisation (purchase ÷ (years × 8760)) and hosting (rack share in a colocation, nothing at home) "
@@ -598,7 +601,8 @@ def methodology_page(con) -> str:
         "Options are ranked by the blended price (the cost of a request); of a machine's splits, the one with the "
         "most throughput that meets the speed targets (tokens/s per user, time to first token).",
         "- Training: one machine whose GPUs all shard the model (`vram_fit` at the machine's GPU count); tokens/s = "
-        "GPUs × dense 16-bit TFLOPS × MFU ÷ (6 × active parameters); $ per job = tokens ÷ tokens/s ÷ 3600 × $/hour.", "",
+        "GPUs × dense 16-bit TFLOPS × the GPU's training utilisation ÷ (6 × active parameters); $ per job = tokens ÷ "
+        "tokens/s ÷ 3600 × $/hour.", "",
         "## Rankings", "",
         "Each component is divided by the best GPU's value (so the best scores 1) and weighted; the score is the "
         "weighted sum × 100. A missing component counts 0 and the ranking marks the GPU incomplete. "
@@ -629,7 +633,7 @@ def ranking_page(con, workload: str) -> str:
                      money(r.cheapest_usd_per_gpu_hour, 3), num(r.score_per_usd), num(r.value_rank)]
                     + [num(getattr(r, f"{c}_component")) for c in comps])
     intro = {
-        "training": "Training rewards fine-tuning throughput (dense BF16 compute at a stated MFU), the share of "
+        "training": "Training rewards fine-tuning throughput (dense BF16 compute), the share of "
                     "catalogue models whose full fine-tune fits on eight of the GPU, memory bandwidth, and a fast "
                     "GPU-to-GPU link for multi-GPU jobs.",
         "inference": "Inference rewards decode speed (memory bandwidth against the bytes read per token), the "
@@ -658,8 +662,10 @@ def ranking_page(con, workload: str) -> str:
         rows = [[gpu_link(e.gpu_id, e.name), esc(e.method), num(e.gpus_needed), num(e.tokens_per_s_per_gpu),
                  num(e.finetune_hours), money(e.finetune_usd, 0)] for e in est.itertuples()]
         out += ["", "## Fine-tuning Llama 3.1 8B on 1 B tokens", "",
-                f"MFU {param(con, 'training_mfu'):.0%}, cheapest on-demand price; all models in `training_estimates`.", "",
-                table(["GPU", "Method", "GPUs", "Tokens/s per GPU", "Hours", "Cost"], rows, sortable=True)]
+                "Expected tokens/s per GPU (utilisation from published runs, below), cheapest on-demand price; all "
+                "models in `training_estimates`.", "",
+                table(["GPU", "Method", "GPUs", "Tokens/s per GPU (expected)", "Hours", "Cost"], rows, sortable=True)]
+        out += training.calibration_section(con, _names(con))
     return "\n".join(out) + "\n"
 
 

@@ -35,3 +35,6 @@ create or replace view rentable_machines as select * from out_rentable_machines;
 create or replace view serving_calibration as select * from out_serving_calibration;
 create or replace view serving_measurements as select * exclude (source_file, source_row) from core_serving_measurements;
 create or replace view serving_vs_estimate as select * exclude (source_file, source_row) from out_serving_estimates;
+create or replace view training_measurements as select * exclude (source_file, source_row) from core_training_measurements;
+create or replace view training_calibration as select * from out_training_calibration;
+create or replace view training_vs_estimate as select * from out_training_vs_estimate;

@@ -17,13 +17,13 @@
 --   tokens at the stated input:output ratio (equivalently, $ per request).
 -- workload 'full' | 'lora' | 'qlora' | 'pretrain': fine-tune or pre-train on `tokens` tokens on one machine,
 --   every GPU of it sharding the model (vram_fit at the machine's GPU count: full and pretrain with selective
---   recomputation, LoRA/QLoRA with full recomputation); tokens/s = GPUs x dense 16-bit TFLOPS x training_mfu /
+--   recomputation, LoRA/QLoRA with full recomputation); tokens/s = GPUs x dense 16-bit TFLOPS x the GPU's training
+--   utilisation (training_calibration: its published runs, or the line fitted on the measured GPUs) /
 --   (6 x active params); $ per job = hours x the machine's $/hour.
 with sc as (select *, row_number() over () as scenario_id from plan_scenarios),
 
 p as (
     select
-        max(try_cast(value as double)) filter (where name = 'training_mfu') as training_mfu,
         max(try_cast(value as double)) filter (where name = 'prefill_mfu') as prefill_mfu,
         max(try_cast(value as double)) filter (where name = 'pretrain_tokens_per_param') as pretrain_tokens_per_param,
         max(try_cast(value as double)) filter (where name = 'runtime_overhead_gb') as fixed_gb,
@@ -177,11 +177,11 @@ train as (
         '16-bit' as compute_mode,
         f.per_gpu_required_gb * m.instance_gpus as required_gb,
         f.usable_gb_per_gpu * m.instance_gpus as capacity_gb,
-        m.instance_gpus * g.bf16_compute_tflops * 1e12 * p.training_mfu / (6 * mo.active_params_b * 1e9)
+        m.instance_gpus * g.bf16_compute_tflops * 1e12 * tc.utilisation / (6 * mo.active_params_b * 1e9)
             / m.instance_gpus as throughput_tokens_per_s_per_gpu,
         m.instance_gpus * g.bf16_compute_tflops * 1e12 / (6 * mo.active_params_b * 1e9) / m.instance_gpus
             as bound_throughput_tokens_per_s_per_gpu,
-        m.instance_gpus * g.bf16_compute_tflops * 1e12 * p.training_mfu / (6 * mo.active_params_b * 1e9)
+        m.instance_gpus * g.bf16_compute_tflops * 1e12 * tc.utilisation / (6 * mo.active_params_b * 1e9)
             as expected_tokens_per_s,
         m.instance_gpus * g.bf16_compute_tflops * 1e12 / (6 * mo.active_params_b * 1e9) as bound_tokens_per_s,
         null::double as expected_tokens_per_s_per_user, null::double as bound_tokens_per_s_per_user,
@@ -200,6 +200,7 @@ train as (
     join rentable_machines as m on m.gpu_id = f.gpu_id and m.instance_gpus = f.gpu_count
         and (s.tier is null or m.pricing_tier = s.tier)
     join serving_gpus as g on g.gpu_id = m.gpu_id
+    join training_calibration as tc on tc.gpu_id = m.gpu_id
     cross join p
     where s.workload in ('full', 'lora', 'qlora', 'pretrain') and f.fits
 ),
