@@ -57,8 +57,8 @@ def calibration_section(con: duckdb.DuckDBPyConnection, names: dict[str, str]) -
               rows, sortable=True, low=[2, 3, 5]),
         "", "### Outside checks: published runs the calibration does not use", "",
         "LoRA and QLoRA runs, runs whose precision is not printed and short-sequence runs, each against its "
-        "estimate (the same formula and utilisation as the tables below). A measured figure far above the estimate "
-        "says the estimate is too low for that setting; all of them are in the `training_vs_estimate` view.", "",
+        "estimate (the formula above, at the GPU's utilisation); Error = expected ÷ measured − 1, so a negative error "
+        "means the run was faster than the estimate. All of them are in the `training_vs_estimate` view.", "",
         table(["GPU", "Model", "Method", "Precision", "Sequence", "Measured tok/s per GPU", "Expected", "Error",
                "Source"], check_rows, sortable=True, low=[3, 4, 8]),
     ]

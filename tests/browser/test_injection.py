@@ -30,6 +30,7 @@ FREE_TEXT = {
     "models": ["name", "family", "developer", "params_note"],
     "measurements": ["model_as_printed", "gpu_as_printed", "engine_build", "quote"],
     "serving_measurements": ["model_as_printed", "gpu_as_printed", "quote"],
+    "training_measurements": ["model_as_printed", "gpu_as_printed", "framework", "quote"],
     "fx_rates": [],
 }
 SIDECAR_TEXT = ["title", "publisher", "licence"]
