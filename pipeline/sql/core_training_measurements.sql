@@ -25,21 +25,30 @@ with typed as (
         source_file,
         source_row
     from raw_training_measurements
+),
+
+per_gpu as (
+    select
+        *,
+        active_params_b < params_b as is_moe,
+        value / case unit when 'tokens/s/gpu' then 1 else gpu_count end as tokens_per_s_per_gpu,
+        case when method in ('pretrain', 'full') then 6 else 4 end
+            + case when method in ('lora', 'qlora') and activation_checkpointing = 'full' then 2 else 0 end
+            as flops_per_param_token,
+        -- the runs the training utilisation is calibrated on (out_training_calibration): BF16 full updates of
+        -- dense models at sequences around the estimates' training_context
+        precision = 'bf16' and method in ('pretrain', 'full') and active_params_b >= params_b
+            and seq_len between param('training_calibration_min_context') and param('training_calibration_max_context')
+            as in_calibration
+    from typed
 )
 
 select
     t.*,
-    t.active_params_b < t.params_b as is_moe,
-    t.value / case t.unit when 'tokens/s/gpu' then 1 else t.gpu_count end as tokens_per_s_per_gpu,
-    case when t.method in ('pretrain', 'full') then 6 else 4 end
-        + case when t.method in ('lora', 'qlora') and t.activation_checkpointing = 'full' then 2 else 0 end
-        as flops_per_param_token,
     g.architecture,
     g.best_16bit_tflops as dense_16bit_tflops,
     -- achieved model FLOPs over the dense 16-bit peak: the utilisation the estimates multiply by
-    t.value / case t.unit when 'tokens/s/gpu' then 1 else t.gpu_count end
-        * (case when t.method in ('pretrain', 'full') then 6 else 4 end
-           + case when t.method in ('lora', 'qlora') and t.activation_checkpointing = 'full' then 2 else 0 end)
-        * t.active_params_b * 1e9 / (g.best_16bit_tflops * 1e12) as measured_utilisation
-from typed as t
+    t.tokens_per_s_per_gpu * t.flops_per_param_token * t.active_params_b * 1e9 / (g.best_16bit_tflops * 1e12)
+        as measured_utilisation
+from per_gpu as t
 join core_gpus as g using (gpu_id)

@@ -11,8 +11,7 @@
 with calibration_runs as (
     select *
     from core_training_measurements
-    where precision = 'bf16' and method in ('pretrain', 'full') and not is_moe
-        and seq_len between param('training_calibration_min_context') and param('training_calibration_max_context')
+    where in_calibration
 ),
 
 gpus as (
@@ -50,10 +49,11 @@ fits as (
 ),
 
 predicted as (
+    -- rounded to 6 decimals: a regression's sums run in parallel, in no fixed order, and two builds must agree
     select g.gpu_id, f.held_out_gpu_id, f.gpus,
-           case when f.gpus >= 2 and f.slope >= 0 and g.flops_per_byte is not null
-                then 1 / (f.intercept + f.slope * g.flops_per_byte)
-                else f.median_utilisation end as utilisation,
+           round(case when f.gpus >= 2 and f.slope >= 0 and g.flops_per_byte is not null
+                      then 1 / (f.intercept + f.slope * g.flops_per_byte)
+                      else f.median_utilisation end, 6) as utilisation,
            f.gpus >= 2 and f.slope >= 0 and g.flops_per_byte is not null as on_line
     from gpus as g
     join fits as f on f.held_out_gpu_id is null or f.held_out_gpu_id = g.gpu_id

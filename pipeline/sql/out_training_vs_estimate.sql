@@ -23,9 +23,7 @@ select
         as expected_tokens_per_s_per_gpu,
     c.dense_tflops * 1e12 * coalesce(c.held_out_utilisation, c.utilisation) / (m.flops_per_param_token * m.active_params_b * 1e9)
         as held_out_tokens_per_s_per_gpu,
-    m.precision = 'bf16' and m.method in ('pretrain', 'full') and not m.is_moe
-        and m.seq_len between param('training_calibration_min_context') and param('training_calibration_max_context')
-        as in_calibration,
+    m.in_calibration,
     m.quote,
     m.source_id
 from core_training_measurements as m
