@@ -38,12 +38,14 @@ browser:              ## Debian's Chromium for the browser tests
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-test: $(VENV) browser ## lint, then unit, integration and browser tests
+test: $(VENV) browser ## lint and format check, then unit, integration and browser tests
 	$(UV) run ruff check pipeline tests
+	$(UV) run ruff format --check pipeline tests
 	$(UV) run pytest -q
 
-lint: $(VENV)         ## ruff: undefined and unused names, redefinitions, syntax
+lint: $(VENV)         ## ruff: undefined and unused names, redefinitions, syntax; the format check
 	$(UV) run ruff check pipeline tests
+	$(UV) run ruff format --check pipeline tests
 
 test-fast: $(VENV)    ## unit tests only
 	$(UV) run pytest -q tests/unit

@@ -38,40 +38,74 @@ FRACTION = _n(0.0, 1.0)
 
 RULES: dict[str, Rule] = {
     # bytes per value
-    "bytes_fp32": _n(4, 4), "bytes_bf16": _n(2, 2), "bytes_fp8": _n(1, 1), "bytes_int8": _n(1, 1),
+    "bytes_fp32": _n(4, 4),
+    "bytes_bf16": _n(2, 2),
+    "bytes_fp8": _n(1, 1),
+    "bytes_int8": _n(1, 1),
     "bytes_int4": _n(0.5, 0.5),
     # bits per weight of checkpoint formats
-    "bits_int8_weight_only": _n(8, 9), "bits_int4_g128": _n(4, 5), "bits_nvfp4": _n(4, 5), "bits_mxfp4": _n(4, 5), "bits_gguf_q8_0": _n(8, 9),
-    "bits_gguf_q4_0": _n(4, 5), "bits_gguf_q4_k": _n(4, 5), "bits_gguf_q6_k": _n(6, 7), "gguf_q4_k_m_q6_k_share": FRACTION,
-    "bits_nf4_double_quant": _n(4, 5), "bits_fp8": _n(8, 9), "bits_fp8_block": _n(8, 8.1),
+    "bits_int8_weight_only": _n(8, 9),
+    "bits_int4_g128": _n(4, 5),
+    "bits_nvfp4": _n(4, 5),
+    "bits_mxfp4": _n(4, 5),
+    "bits_gguf_q8_0": _n(8, 9),
+    "bits_gguf_q4_0": _n(4, 5),
+    "bits_gguf_q4_k": _n(4, 5),
+    "bits_gguf_q6_k": _n(6, 7),
+    "gguf_q4_k_m_q6_k_share": FRACTION,
+    "bits_nf4_double_quant": _n(4, 5),
+    "bits_fp8": _n(8, 9),
+    "bits_fp8_block": _n(8, 8.1),
     # memory budget
-    "usable_memory_fraction": _n(0.5, 1.0), "runtime_overhead_gb": _n(0, 64),
+    "usable_memory_fraction": _n(0.5, 1.0),
+    "runtime_overhead_gb": _n(0, 64),
     "runtime_overhead_fraction": _n(0, 0.5),
     # scenarios
-    "inference_contexts": _l(1, 10_000_000, True), "inference_batches": _l(1, 4096, True),
-    "serving_batch": _n(1, 4096, True), "reference_context": _n(1, 10_000_000, True),
-    "training_context": _n(1, 10_000_000, True), "training_micro_batch": _n(1, 4096, True),
-    "gpu_counts": _l(1, 8, True), "tensor_parallel_degrees": _l(1, 8, True), "gpus_per_node": _n(1, 72, True),
-    "lora_rank": _n(1, 4096, True), "lora_state_bytes": _n(1, 64), "full_ft_state_bytes": _n(1, 64),
+    "inference_contexts": _l(1, 10_000_000, True),
+    "inference_batches": _l(1, 4096, True),
+    "serving_batch": _n(1, 4096, True),
+    "reference_context": _n(1, 10_000_000, True),
+    "training_context": _n(1, 10_000_000, True),
+    "training_micro_batch": _n(1, 4096, True),
+    "gpu_counts": _l(1, 8, True),
+    "tensor_parallel_degrees": _l(1, 8, True),
+    "gpus_per_node": _n(1, 72, True),
+    "lora_rank": _n(1, 4096, True),
+    "lora_state_bytes": _n(1, 64),
+    "full_ft_state_bytes": _n(1, 64),
     # activations
-    "activation_formula": TEXT, "flash_attention": _n(0, 1, True), "dropout_masks": _n(0, 1, True),
+    "activation_formula": TEXT,
+    "flash_attention": _n(0, 1, True),
+    "dropout_masks": _n(0, 1, True),
     "logits_bytes_per_element": _n(0, 16),
     # speed
-    "training_mfu": _n(0.01, 1.0), "training_calibration_min_context": _n(64, 1_048_576, True),
+    "training_mfu": _n(0.01, 1.0),
+    "training_calibration_min_context": _n(64, 1_048_576, True),
     "training_calibration_max_context": _n(512, 1_048_576, True),
     "prefill_mfu": _n(0.01, 1.0),
-    "serving_max_batch": _n(1, 100_000, True), "serving_decode_efficiency_default": _n(0.01, 1.0),
+    "serving_max_batch": _n(1, 100_000, True),
+    "serving_decode_efficiency_default": _n(0.01, 1.0),
     "serving_compute_efficiency_default": _n(0.01, 1.0),
-    "min_calibration_points": _n(1, 1000, True), "bound_tolerance": _n(0, 0.2),
-    "allreduce_latency_us_nvlink": _n(0, 1000), "allreduce_latency_us_pcie": _n(0, 1000),
+    "min_calibration_points": _n(1, 1000, True),
+    "bound_tolerance": _n(0, 0.2),
+    "allreduce_latency_us_nvlink": _n(0, 1000),
+    "allreduce_latency_us_pcie": _n(0, 1000),
     "pcie_gbs": _n(1, 1000),
-    "finetune_tokens": _n(1e3, 1e15), "pretrain_tokens_per_param": _n(1, 10_000),
+    "finetune_tokens": _n(1e3, 1e15),
+    "pretrain_tokens_per_param": _n(1, 10_000),
     # prices
-    "price_max_age_days": _n(1, 3650, True), "marketplace_min_sample": _n(1, 10_000, True),
+    "price_max_age_days": _n(1, 3650, True),
+    "marketplace_min_sample": _n(1, 10_000, True),
     # ownership
-    "server_price_usd": _n(1_000, 10_000_000), "server_gpus": _n(1, 72, True), "amortisation_years": _n(0.5, 20),
-    "server_power_kw": _n(0.1, 200), "electricity_usd_per_kwh": _n(0.0, 2.0), "pue": _n(1.0, 3.0),
-    "rack_usd_per_month": _n(0, 100_000), "servers_per_rack": _n(1, 64, True), "hours_per_year": _n(8760, 8784),
+    "server_price_usd": _n(1_000, 10_000_000),
+    "server_gpus": _n(1, 72, True),
+    "amortisation_years": _n(0.5, 20),
+    "server_power_kw": _n(0.1, 200),
+    "electricity_usd_per_kwh": _n(0.0, 2.0),
+    "pue": _n(1.0, 3.0),
+    "rack_usd_per_month": _n(0, 100_000),
+    "servers_per_rack": _n(1, 64, True),
+    "hours_per_year": _n(8760, 8784),
     "gpu_host_share": _n(0, 5),
 }
 
@@ -109,7 +143,9 @@ def check_parameters(data, file: str) -> list[Problem]:
     for name, spec in data.items():
         rule = RULES.get(name)
         if rule is None:
-            problems.append(Problem(file, None, str(name), "unknown parameter (known: " + ", ".join(sorted(RULES)) + ")"))
+            problems.append(
+                Problem(file, None, str(name), "unknown parameter (known: " + ", ".join(sorted(RULES)) + ")")
+            )
             continue
         if not isinstance(spec, dict) or "value" not in spec:
             problems.append(Problem(file, None, name, "must be a mapping with a value, a unit and a description"))
@@ -144,8 +180,9 @@ def check_ranking(data, file: str) -> list[Problem]:
         for comp, spec in comps.items():
             weight = spec.get("weight") if isinstance(spec, dict) else None
             if not _is_number(weight) or not 0 <= weight <= 1:
-                problems.append(Problem(file, None, f"{workload}.{comp}.weight", "must be a number between 0 and 1",
-                                        repr(weight)))
+                problems.append(
+                    Problem(file, None, f"{workload}.{comp}.weight", "must be a number between 0 and 1", repr(weight))
+                )
                 continue
             total += weight
         if not problems and abs(total - 1.0) > 1e-6:

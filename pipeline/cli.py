@@ -13,8 +13,11 @@ from .plan import DEFAULTS as PLAN_DEFAULTS
 from .plan import SERVE_PRECISIONS
 from .schemas import ENGINE_FORMATS
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="GPU Atlas: GPU specs, cloud prices and LLM configs in one DuckDB file and one site.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="GPU Atlas: GPU specs, cloud prices and LLM configs in one DuckDB file and one site.",
+)
 
 
 def _report(outcome, what: str) -> None:
@@ -22,8 +25,11 @@ def _report(outcome, what: str) -> None:
 
     p = _paths()
     if not outcome.ok:
-        typer.secho(f"{what} failed after {outcome.seconds:.1f} s; the last good database and site are untouched.",
-                    fg="red", err=True)
+        typer.secho(
+            f"{what} failed after {outcome.seconds:.1f} s; the last good database and site are untouched.",
+            fg="red",
+            err=True,
+        )
         for err in outcome.errors:
             typer.echo(err, err=True)
         raise typer.Exit(1)
@@ -39,7 +45,9 @@ def _report(outcome, what: str) -> None:
     typer.echo(f"  site:                {site if site.exists() else '(not built)'}")
     if outcome.site:
         how = "only pages whose content changed" if outcome.site.get("incremental") else "full build"
-        typer.echo(f"  pages rendered:      {outcome.site.get('pages_rendered')} of {outcome.site.get('html_pages')} ({how})")
+        typer.echo(
+            f"  pages rendered:      {outcome.site.get('pages_rendered')} of {outcome.site.get('html_pages')} ({how})"
+        )
 
 
 @app.command()
@@ -94,9 +102,13 @@ def checksums(write: bool = typer.Option(False, "--write", help="update sidecar 
 @app.command("fetch-prices")
 def fetch_prices(
     provider: str = typer.Argument(..., help="provider with a public price API: azure, aws, oracle or vastai"),
-    region: list[str] | None = typer.Option(None, "--region", help="provider region, repeatable: all go into one "
-                                            "snapshot (default: the regions of the provider's latest snapshot, "
-                                            "else azure eastus, aws us-east-1)"),
+    region: list[str] | None = typer.Option(
+        None,
+        "--region",
+        help="provider region, repeatable: all go into one "
+        "snapshot (default: the regions of the provider's latest snapshot, "
+        "else azure eastus, aws us-east-1)",
+    ),
     force: bool = typer.Option(False, help="replace today's snapshot if it exists"),
 ) -> None:
     """Fetch a new dated price snapshot (network) into sources/prices/<provider>/<today>/."""
@@ -162,14 +174,19 @@ def _fail(option: str, message: str) -> None:
 @app.command("fit")
 def fit_command(
     model: str = typer.Option(..., "--model", help="model_id, e.g. gpt-oss-120b or llama-3.3-70b (case-insensitive)"),
-    precision: str | None = typer.Option(None, help="inference weight format: " + ", ".join(SERVING_FORMATS)
-                                         + " (default bf16); training methods fix their own (full, lora: bf16; "
-                                         "qlora: nf4)"),
+    precision: str | None = typer.Option(
+        None,
+        help="inference weight format: "
+        + ", ".join(SERVING_FORMATS)
+        + " (default bf16); training methods fix their own (full, lora: bf16; "
+        "qlora: nf4)",
+    ),
     context: int = typer.Option(4096, min=1, help="context tokens (capped at the model's maximum)"),
     batch: int = typer.Option(1, min=1, help="sequences per batch (training: micro-batch per GPU)"),
     workload: Workload = typer.Option(Workload.inference, case_sensitive=False, help="inference or training"),
-    kv_precision: KvPrecision = typer.Option(KvPrecision.bf16, "--kv-precision", case_sensitive=False,
-                                             help="KV cache number format (inference)"),
+    kv_precision: KvPrecision = typer.Option(
+        KvPrecision.bf16, "--kv-precision", case_sensitive=False, help="KV cache number format (inference)"
+    ),
     method: Method = typer.Option(Method.lora, case_sensitive=False, help="training method"),
     recompute: Recompute = typer.Option(Recompute.full, case_sensitive=False, help="training activations"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
@@ -187,14 +204,19 @@ def fit_command(
     else:
         wanted = TRAINING_FORMATS[method.value]
         if precision is not None and precision.lower() != wanted:
-            _fail("--precision", f"{method.value} training keeps its weights in {wanted}; omit --precision "
-                                 f"(valid methods and their formats: "
-                                 + ", ".join(f"{k} {v}" for k, v in TRAINING_FORMATS.items()) + ")")
+            _fail(
+                "--precision",
+                f"{method.value} training keeps its weights in {wanted}; omit --precision "
+                f"(valid methods and their formats: "
+                + ", ".join(f"{k} {v}" for k, v in TRAINING_FORMATS.items())
+                + ")",
+            )
         precision = wanted
     try:
         model_id = resolve_model(db, model)
-        result = fit(db, model_id, workload.value, precision, context, batch, kv_precision.value, method.value,
-                     recompute.value)
+        result = fit(
+            db, model_id, workload.value, precision, context, batch, kv_precision.value, method.value, recompute.value
+        )
     except ValueError as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from exc
@@ -202,19 +224,31 @@ def fit_command(
         typer.echo(json.dumps(result, indent=2))
         return
     b = result["breakdown_gb"]
-    setting = (f"{result['precision']} weights, {result['kv_precision']} KV cache" if workload is Workload.inference
-               else f"{result['method']} ({result['precision']} weights), recompute {result['recompute']}")
-    typer.echo(f"{model_id} · {workload.value} · {setting} · {result['context_tokens']} tokens · "
-               f"batch {result['batch_size']}")
-    typer.echo("memory (GB, 10^9 bytes): " + " + ".join(f"{k[:-3]} {v:,.2f}" for k, v in b.items())
-               + f" = {result['required_gb']:,.2f}")
+    setting = (
+        f"{result['precision']} weights, {result['kv_precision']} KV cache"
+        if workload is Workload.inference
+        else f"{result['method']} ({result['precision']} weights), recompute {result['recompute']}"
+    )
+    typer.echo(
+        f"{model_id} · {workload.value} · {setting} · {result['context_tokens']} tokens · batch {result['batch_size']}"
+    )
+    typer.echo(
+        "memory (GB, 10^9 bytes): "
+        + " + ".join(f"{k[:-3]} {v:,.2f}" for k, v in b.items())
+        + f" = {result['required_gb']:,.2f}"
+    )
     typer.echo(f"{'GPU':<48} {'memory':>8} {'usable':>8} {'GPUs':>5}  fits one  GPU link  cheapest on-demand $/GPU-h")
     for g in result["gpus"]:
         needed = "-" if g["gpus_needed"] is None else str(g["gpus_needed"])
-        price = ("-" if g["cheapest_usd_per_gpu_hour"] is None
-                 else f"{g['cheapest_usd_per_gpu_hour']:.3f} ({g['cheapest_provider']}, {g['cheapest_observed_on']})")
-        typer.echo(f"{g['name'][:48]:<48} {g['memory_gb']:>8,.0f} {g['usable_gb_per_gpu']:>8,.1f} {needed:>5}  "
-                   f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_gpu_link'] else 'no':>8}  {price}")
+        price = (
+            "-"
+            if g["cheapest_usd_per_gpu_hour"] is None
+            else f"{g['cheapest_usd_per_gpu_hour']:.3f} ({g['cheapest_provider']}, {g['cheapest_observed_on']})"
+        )
+        typer.echo(
+            f"{g['name'][:48]:<48} {g['memory_gb']:>8,.0f} {g['usable_gb_per_gpu']:>8,.1f} {needed:>5}  "
+            f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_gpu_link'] else 'no':>8}  {price}"
+        )
 
 
 @app.command("mcp")
@@ -229,19 +263,27 @@ def mcp_command() -> None:
 def plan_command(
     model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.3-70b"),
     workload: str = typer.Option("serve", help="serve, full, lora, qlora or pretrain"),
-    precision: str = typer.Option(PLAN_DEFAULTS["precision"], help="serving weights: " + ", ".join(SERVE_PRECISIONS)
-                                  + " (native: as the model's official checkpoint ships them)"),
+    precision: str = typer.Option(
+        PLAN_DEFAULTS["precision"],
+        help="serving weights: "
+        + ", ".join(SERVE_PRECISIONS)
+        + " (native: as the model's official checkpoint ships them)",
+    ),
     kv_precision: str = typer.Option("bf16", "--kv-precision", help="serving KV cache: bf16 or fp8"),
-    context: int = typer.Option(None, help="serving context tokens a request may reach (default: 8,192, or "
-                                          "input + output if longer; at most the model's)"),
+    context: int = typer.Option(
+        None,
+        help="serving context tokens a request may reach (default: 8,192, or "
+        "input + output if longer; at most the model's)",
+    ),
     users: int = typer.Option(1, help="serving: concurrent users (1 to 4,096)"),
     input_tokens: int = typer.Option(2000, "--input-tokens", help="serving: prompt tokens per request"),
     output_tokens: int = typer.Option(500, "--output-tokens", help="serving: answer tokens per request"),
-    min_tokens_per_user: float = typer.Option(None, "--min-tokens-per-user",
-                                              help="serving: keep options giving each user at least this many "
-                                                   "output tokens/s"),
-    max_ttft: float = typer.Option(None, "--max-ttft", help="serving: keep options whose time to first token is "
-                                                            "at most this many seconds"),
+    min_tokens_per_user: float = typer.Option(
+        None, "--min-tokens-per-user", help="serving: keep options giving each user at least this many output tokens/s"
+    ),
+    max_ttft: float = typer.Option(
+        None, "--max-ttft", help="serving: keep options whose time to first token is at most this many seconds"
+    ),
     engine: str = typer.Option("vllm-sglang", help="serving engine family: vllm-sglang or tensorrt-llm"),
     tokens: float = typer.Option(None, help="training: tokens to train on (default 1e9; pretrain: 20 per parameter)"),
     tier: str = typer.Option("on-demand", help="pricing tier: on-demand, spot, reserved or any"),
@@ -252,10 +294,21 @@ def plan_command(
     from .plan import WORKLOAD_LABELS, PlanInputError, Question, plan
 
     db = _built_database()
-    question = Question(model=model, workload=workload, precision=precision, kv_precision=kv_precision,
-                        context=context, users=users, input_tokens=input_tokens, output_tokens=output_tokens,
-                        tier=tier, engine=engine, min_tokens_per_user=min_tokens_per_user, max_ttft_s=max_ttft,
-                        tokens=tokens)
+    question = Question(
+        model=model,
+        workload=workload,
+        precision=precision,
+        kv_precision=kv_precision,
+        context=context,
+        users=users,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        tier=tier,
+        engine=engine,
+        min_tokens_per_user=min_tokens_per_user,
+        max_ttft_s=max_ttft,
+        tokens=tokens,
+    )
     try:
         result = plan(db, question, limit)
     except PlanInputError as exc:
@@ -266,34 +319,49 @@ def plan_command(
         return
     serve = workload == "serve"
     r = result
-    typer.echo(f"{model} · {WORKLOAD_LABELS[workload]}"
-               + (f" · {r['precision']}{' (' + r['weights_format'] + ')' if r['precision'] == 'native' else ''} "
-                  f"weights, {r['kv_precision']} KV · {r['users']:,} {'user' if r['users'] == 1 else 'users'} · "
-                  f"{r['input_tokens']:,} in / {r['output_tokens']:,} out tokens · context {r['context']:,}"
-                  if serve else "")
-               + f" · tier {tier}")
+    typer.echo(
+        f"{model} · {WORKLOAD_LABELS[workload]}"
+        + (
+            f" · {r['precision']}{' (' + r['weights_format'] + ')' if r['precision'] == 'native' else ''} "
+            f"weights, {r['kv_precision']} KV · {r['users']:,} {'user' if r['users'] == 1 else 'users'} · "
+            f"{r['input_tokens']:,} in / {r['output_tokens']:,} out tokens · context {r['context']:,}"
+            if serve
+            else ""
+        )
+        + f" · tier {tier}"
+    )
     if not result["options"]:
-        typer.echo("no option: no rentable machine of up to 8 GPUs holds it"
-                   + (" at the speed asked" if min_tokens_per_user or max_ttft else ""))
+        typer.echo(
+            "no option: no rentable machine of up to 8 GPUs holds it"
+            + (" at the speed asked" if min_tokens_per_user or max_ttft else "")
+        )
         return
     if serve:
-        typer.echo(f"{'#':>3} {'machine (GPUs x TP)':<36} {'provider':<13} {'$/hour':>8} {'tok/s/GPU':>9} "
-                   f"{'tok/s/user':>10} {'TTFT s':>7} {'$/M in':>7} {'$/M out':>8} {'$/M all':>8}  price date")
+        typer.echo(
+            f"{'#':>3} {'machine (GPUs x TP)':<36} {'provider':<13} {'$/hour':>8} {'tok/s/GPU':>9} "
+            f"{'tok/s/user':>10} {'TTFT s':>7} {'$/M in':>7} {'$/M out':>8} {'$/M all':>8}  price date"
+        )
     else:
-        typer.echo(f"{'#':>3} {'machine':<36} {'provider':<13} {'$/hour':>8} {'tok/s exp':>10} {'hours':>8} "
-                   f"{'$/job':>10}  price date")
+        typer.echo(
+            f"{'#':>3} {'machine':<36} {'provider':<13} {'$/hour':>8} {'tok/s exp':>10} {'hours':>8} "
+            f"{'$/job':>10}  price date"
+        )
     for o in result["options"]:
         split = f" (TP {o['tensor_parallel']} x {o['replicas']})" if serve else ""
-        machine = f"{o['instance_gpus']} x {o['gpu_name']}"[:36 - len(split)] + split
+        machine = f"{o['instance_gpus']} x {o['gpu_name']}"[: 36 - len(split)] + split
         if serve:
-            typer.echo(f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
-                       f"{o['throughput_tokens_per_s_per_gpu']:>9,.0f} {o['expected_tokens_per_s_per_user']:>10,.1f} "
-                       f"{o['ttft_s']:>7.2f} {o['usd_per_million_input_tokens']:>7.3f} "
-                       f"{o['usd_per_million_output_tokens']:>8.3f} {o['usd_per_million_tokens']:>8.3f}  {o['observed_on']}")
+            typer.echo(
+                f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
+                f"{o['throughput_tokens_per_s_per_gpu']:>9,.0f} {o['expected_tokens_per_s_per_user']:>10,.1f} "
+                f"{o['ttft_s']:>7.2f} {o['usd_per_million_input_tokens']:>7.3f} "
+                f"{o['usd_per_million_output_tokens']:>8.3f} {o['usd_per_million_tokens']:>8.3f}  {o['observed_on']}"
+            )
         else:
-            typer.echo(f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
-                       f"{o['expected_tokens_per_s']:>10,.0f} {o['job_hours']:>8,.1f} {o['usd_per_job']:>10,.0f}  "
-                       f"{o['observed_on']}")
+            typer.echo(
+                f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
+                f"{o['expected_tokens_per_s']:>10,.0f} {o['job_hours']:>8,.1f} {o['usd_per_job']:>10,.0f}  "
+                f"{o['observed_on']}"
+            )
     if result["options_total"] > len(result["options"]):
         typer.echo(f"... {result['options_total'] - len(result['options'])} more (--limit)")
 

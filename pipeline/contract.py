@@ -6,41 +6,107 @@ this module and the live database, and a test fails if a view gains a column wit
 """
 
 VIEWS = {
-    "gpus": ("GPU variant (vendor, model, form factor, memory)", "Canonical dense figures, chosen by rule from `spec_claims`."),
-    "spec_claims": ("one figure from one source", "Every datasheet, dataset and article figure, classified against the canonical value."),
+    "gpus": (
+        "GPU variant (vendor, model, form factor, memory)",
+        "Canonical dense figures, chosen by rule from `spec_claims`.",
+    ),
+    "spec_claims": (
+        "one figure from one source",
+        "Every datasheet, dataset and article figure, classified against the canonical value.",
+    ),
     "sources": ("source snapshot file or cited document", "Provenance: title, publisher, URL, dates, checksum."),
-    "price_offers": ("current offer (its latest observation no later snapshot covers)", "Prices per GPU-hour with their age, basis, currency and whether they are stale."),
-    "price_picks": ("GPU × pick (on-demand, spot, reserved per term, marketplace minimum, marketplace median)", "The one definition of the cheapest price: which offer is used and why (fresh, comparable, enough listings)."),
+    "price_offers": (
+        "current offer (its latest observation no later snapshot covers)",
+        "Prices per GPU-hour with their age, basis, currency and whether they are stale.",
+    ),
+    "price_picks": (
+        "GPU × pick (on-demand, spot, reserved per term, marketplace minimum, marketplace median)",
+        "The one definition of the cheapest price: which offer is used and why (fresh, comparable, enough listings).",
+    ),
     "price_history": ("offer per snapshot date", "Every offer of every snapshot."),
     "unmapped_offers": ("provider GPU name not mapped to a variant", "Listed, never dropped."),
-    "price_changes": ("offer compared between a provider's two latest snapshots", "Added, removed, repriced, renamed (or not compared, with the reason)."),
+    "price_changes": (
+        "offer compared between a provider's two latest snapshots",
+        "Added, removed, repriced, renamed (or not compared, with the reason).",
+    ),
     "models": ("LLM", "Official config fields."),
-    "model_claims": ("model memory figure printed in an article", "Compared with the weights and the full requirement at each format."),
+    "model_claims": (
+        "model memory figure printed in an article",
+        "Compared with the weights and the full requirement at each format.",
+    ),
     "rankings": ("GPU × workload", "Scores with every component visible."),
     "cost_per_tflop": ("price pick × precision", "$ per dense TFLOP-hour of each GPU's price picks."),
     "vram_fit": ("model × GPU × scenario × GPU count", "Memory breakdown, GPUs needed and whether it fits."),
-    "inference_estimates": ("model × GPU × weight format", "Deployments (batch 1 and serving batch), decode and prefill bounds and expectations, $ per million tokens."),
-    "weight_formats": ("checkpoint format", "Bits per weight of each part of a checkpoint, with the compute the format runs in."),
-    "model_weights": ("model × weight format", "Weights as a checkpoint stores them, by component, and the bytes a decode step reads."),
+    "inference_estimates": (
+        "model × GPU × weight format",
+        "Deployments (batch 1 and serving batch), decode and prefill bounds and expectations, $ per million tokens.",
+    ),
+    "weight_formats": (
+        "checkpoint format",
+        "Bits per weight of each part of a checkpoint, with the compute the format runs in.",
+    ),
+    "model_weights": (
+        "model × weight format",
+        "Weights as a checkpoint stores them, by component, and the bytes a decode step reads.",
+    ),
     "measurements": ("published measured figure", "Measured speeds with their deployment and source."),
-    "measured_vs_estimate": ("published measured figure", "Each measurement next to its bound and its leave-one-GPU-out expectation."),
+    "measured_vs_estimate": (
+        "published measured figure",
+        "Each measurement next to its bound and its leave-one-GPU-out expectation.",
+    ),
     "decode_calibration": ("GPU architecture", "Decode efficiency (measured ÷ bound) the expectations use."),
     "token_costs": ("model × GPU × precision × price pick", "$ per million output tokens at each price pick."),
     "training_estimates": ("model × GPU × method", "Training throughput, fine-tune and pretraining time and cost."),
-    "training_measurements": ("published training run", "Training throughput as published (framework benchmark tables, vendor performance summaries), restated per GPU with its utilisation."),
-    "training_calibration": ("GPU", "The training utilisation each GPU's estimates use: its own published runs, or a line fitted on the measured GPUs, with the held-out error."),
-    "training_vs_estimate": ("published training run", "Each published training run beside its estimate, with and without its GPU in the calibration."),
-    "ownership_cost": ("owned server or GPU × hosting", "Owning instead of renting: cost per hour, the rental it replaces, break-even utilisation and payback."),
+    "training_measurements": (
+        "published training run",
+        "Training throughput as published (framework benchmark tables, vendor performance summaries), restated per GPU with its utilisation.",
+    ),
+    "training_calibration": (
+        "GPU",
+        "The training utilisation each GPU's estimates use: its own published runs, or a line fitted on the measured GPUs, with the held-out error.",
+    ),
+    "training_vs_estimate": (
+        "published training run",
+        "Each published training run beside its estimate, with and without its GPU in the calibration.",
+    ),
+    "ownership_cost": (
+        "owned server or GPU × hosting",
+        "Owning instead of renting: cost per hour, the rental it replaces, break-even utilisation and payback.",
+    ),
     "coverage": ("GPU", "Canonical figures nobody we read publishes."),
     "parameters": ("assumption", "Every parameter behind a derived number."),
-    "serving_models": ("model × serving weight format", "What the serving model reads of a model: weights, bytes a decode step reads, active parameters, KV values per token by layer kind."),
-    "serving_gpus": ("GPU", "What the serving model reads of a GPU: usable memory, bandwidth, dense compute at 16 bits and FP8, GPU link."),
-    "reference_serving": ("GPU", "The reference model's serving expectation (FP8 weights, serving batch) as GPU pages, Compare and the MCP server show it: expected and bound, in all and per GPU."),
-    "engine_formats": ("GPU architecture × weight format", "The weight formats a serving engine (vLLM) runs on each architecture, from its documentation: a format missing here is no option on that GPU."),
-    "rentable_machines": ("machine one can rent as listed", "Each current, fresh, comparable, global offer of a whole machine (list price or marketplace median): the Planner's only deployments."),
-    "serving_calibration": ("serving engine family", "The decode and prefill efficiencies of the serving expectation, fitted on published serving measurements, with their held-out error."),
-    "serving_measurements": ("published serving figure", "Serving-engine throughput, per-user speed and time to first token as published, with deployment, concurrency and request lengths."),
-    "serving_vs_estimate": ("published serving figure", "Each serving measurement beside its bound and its expectation fitted without its GPU."),
+    "serving_models": (
+        "model × serving weight format",
+        "What the serving model reads of a model: weights, bytes a decode step reads, active parameters, KV values per token by layer kind.",
+    ),
+    "serving_gpus": (
+        "GPU",
+        "What the serving model reads of a GPU: usable memory, bandwidth, dense compute at 16 bits and FP8, GPU link.",
+    ),
+    "reference_serving": (
+        "GPU",
+        "The reference model's serving expectation (FP8 weights, serving batch) as GPU pages, Compare and the MCP server show it: expected and bound, in all and per GPU.",
+    ),
+    "engine_formats": (
+        "GPU architecture × weight format",
+        "The weight formats a serving engine (vLLM) runs on each architecture, from its documentation: a format missing here is no option on that GPU.",
+    ),
+    "rentable_machines": (
+        "machine one can rent as listed",
+        "Each current, fresh, comparable, global offer of a whole machine (list price or marketplace median): the Planner's only deployments.",
+    ),
+    "serving_calibration": (
+        "serving engine family",
+        "The decode and prefill efficiencies of the serving expectation, fitted on published serving measurements, with their held-out error.",
+    ),
+    "serving_measurements": (
+        "published serving figure",
+        "Serving-engine throughput, per-user speed and time to first token as published, with deployment, concurrency and request lengths.",
+    ),
+    "serving_vs_estimate": (
+        "published serving figure",
+        "Each serving measurement beside its bound and its expectation fitted without its GPU.",
+    ),
 }
 
 COLUMN_DOCS = {
@@ -61,7 +127,7 @@ COLUMN_DOCS = {
     "observed_date_known": "false when the source is undated and observed_on is the day it was read",
     "market": "who can buy at this price: global (anyone) or cn-mainland (mainland-China accounts, CNY); picks are per market",
     "observed_no_later_than": "for an undated copy, the latest day its list can date from (evidence in the sidecar); "
-                              "staleness counts from it",
+    "staleness counts from it",
     "scope": "full (the provider's whole list) or partial (only the GPUs, regions or tiers in scope_*)",
     "scope_gpus": "GPUs (variant or provider name) a partial snapshot covers; NULL = all",
     "scope_regions": "regions a partial snapshot covers; NULL = all it lists",
@@ -230,7 +296,7 @@ COLUMN_DOCS = {
     "measured_s_per_layer": "measured seconds per token and layer",
     "bound_s_per_layer": "seconds per token and layer at the bound",
     "decode_efficiency": "the share of peak bandwidth a decode step streams at (decode_calibration: 1 ÷ the slope of the "
-                         "llama.cpp line; serving_calibration and serving_vs_estimate: fitted on serving measurements)",
+    "llama.cpp line; serving_calibration and serving_vs_estimate: fitted on serving measurements)",
     "slope": "measured time per token and layer ÷ the bound's, least-squares slope over single-GPU llama.cpp measurements",
     "overhead_us_per_layer": "fixed time per token and layer beyond streaming the bytes (kernel launches, synchronisation), µs",
     "calibrated_overhead_us_per_layer": "the overhead per layer fitted on the other GPUs, µs",
@@ -261,8 +327,8 @@ COLUMN_DOCS = {
     "previous_observed_on": "date of the previous snapshot",
     "current_observed_on": "date of the latest snapshot",
     "change": "added, removed, replaced (the name is gone, other offers remain at its identity), renamed, repriced or "
-              "unchanged; 'not compared' when the offer's tier, statistic and region "
-              "appear together in only one of the two snapshots (the sources cover different tiers or regions)",
+    "unchanged; 'not compared' when the offer's tier, statistic and region "
+    "appear together in only one of the two snapshots (the sources cover different tiers or regions)",
     "change_pct": "price change in percent",
     # models
     "model_id": "model key",
@@ -377,9 +443,9 @@ COLUMN_DOCS = {
     "gpus": "GPUs in the item",
     "total_usd_per_hour": "amortisation + power + hosting: the cost per hour busy every hour",
     "rental_usd_per_gpu_hour": "renting the same: the cheapest on-demand machine with as many GPUs (server) or the "
-                               "on-demand price pick (GPU)",
+    "on-demand price pick (GPU)",
     "breakeven_utilisation": "share of hours busy above which owning costs less than renting: (amortisation + hosting) "
-                             "÷ (rental − power)",
+    "÷ (rental − power)",
     "payback_months_full_use": "months until the purchase is earned back, busy every hour",
     # coverage
     "missing_count": "canonical figures missing",
@@ -391,10 +457,10 @@ COLUMN_DOCS = {
     # serving model, rentable machines, serving measurements and calibration
     "mla": "the model caches one latent per token (Multi-head Latent Attention), replicated on every tensor-parallel GPU",
     "state_values_per_sequence": "values a linear-attention model keeps per sequence whatever its length (Gated DeltaNet "
-                                 "recurrent state and convolution inputs), stored at 16 bits; 0 without such layers",
+    "recurrent state and convolution inputs), stored at 16 bits; 0 without such layers",
     "window_layers": "layers whose cache holds at most sliding_window tokens (sliding or chunked attention)",
     "window_kind": "how the windowed layers attend: sliding (the last sliding_window tokens) or chunked (within "
-                   "chunks of sliding_window tokens, Llama 4); NULL without a window",
+    "chunks of sliding_window tokens, Llama 4); NULL without a window",
     "attention_sinks": "learned attention-sink logits per head (gpt-oss): parameters only, no cache",
     "linear_attention_layers": "linear-attention layers (Qwen3-Next's Gated DeltaNet): a fixed state per sequence",
     "linear_key_heads": "key heads of a linear-attention layer",
@@ -408,18 +474,18 @@ COLUMN_DOCS = {
     "mtp_layers": "multi-token-prediction layers the checkpoint ships beside the model (not in the published count)",
     "mtp_params_b": "parameters of the multi-token-prediction layers, billions (in the checkpoint, not in params_b)",
     "checkpoint_params_b": "parameters the checkpoint's files hold, billions: params_b plus the MTP layers with the copy "
-                           "of the embedding table and output head each MTP module stores",
+    "of the embedding table and output head each MTP module stores",
     "native_format": "the weight format the official checkpoint ships in (a weight_formats row)",
     "status": "`current` (what teams deploy today; the site's defaults), `superseded` (its developer's newer model in "
-              "the catalogue takes its place) or `legacy` (no longer chosen for new work)",
+    "the catalogue takes its place) or `legacy` (no longer chosen for new work)",
     "is_current": "status = 'current'",
     "superseded_by": "the model_id of the catalogue model that supersedes this one (status `superseded`)",
     "resolved_format": "the weight format a row stands for: the format itself, or for `native` the model's native_format",
     "expert_bits": "bits per weight of the routed experts (the linear layers' unless the format stores experts apart)",
     "kv_values_per_token_full": "values cached per token summed over the layers that keep every token (K and V, or MLA's "
-                                "latent); × the KV format's bytes = bytes per token",
+    "latent); × the KV format's bytes = bytes per token",
     "kv_values_per_token_window": "values cached per token summed over the sliding-window layers, which keep at most "
-                                  "sliding_window tokens",
+    "sliding_window tokens",
     "bf16_compute_tflops": "dense 16-bit tensor TFLOPS the serving model computes with (BF16, else FP16)",
     "fp8_compute_tflops": "dense FP8 tensor TFLOPS; NULL without FP8 units (FP8 weights then compute in 16 bits)",
     "fp4_compute_tflops": "dense FP4 tensor TFLOPS; NULL without FP4 units (NVFP4/MXFP4 weights then compute in 16 bits)",
@@ -430,23 +496,23 @@ COLUMN_DOCS = {
     "regions": "every region where the offer has a current price (the cheapest is `region`)",
     "engine_family": "vllm-sglang (vLLM and SGLang) or tensorrt-llm: the calibration a figure or an option uses",
     "sequence_overhead_us": "time each sequence adds to a decode step (scheduling, sampling, attention kernels), "
-                            "microseconds; fitted with the efficiencies",
+    "microseconds; fitted with the efficiencies",
     "model_kind": "dense or moe (mixture of experts): serving efficiencies are calibrated for each",
     "compute_efficiency": "the share of dense peak compute a decode step held by compute reaches (prefill runs at "
-                          "prefill_mfu); "
-                          "fitted on serving measurements",
+    "prefill_mfu); "
+    "fitted on serving measurements",
     "calibrated": "true when published measurements calibrate the family (else the defaults in parameters)",
     "held_out_median_abs_error": "median |expected ÷ measured − 1| of the family's throughput figures, each expected "
-                                 "from efficiencies fitted without its GPU",
+    "from efficiencies fitted without its GPU",
     "held_out_figures": "throughput figures behind held_out_median_abs_error",
     "tensor_parallel": "GPUs one replica's weights are split over (tensor parallelism)",
     "pipeline_parallel": "pipeline stages of one replica",
     "engine_version": "serving engine release as published",
     "kv_format": "KV cache format as published (bf16, fp8); NULL when not stated",
     "speculative_decoding": "the run used speculative decoding (MTP, EAGLE, a draft model): shown, never checked or "
-                            "calibrated on",
+    "calibrated on",
     "scenario": "max_throughput (requests at an unlimited rate), concurrency (a fixed number of concurrent requests) "
-                "or server (MLPerf's latency-bounded scenario)",
+    "or server (MLPerf's latency-bounded scenario)",
     "concurrency": "concurrent requests of the run, as published",
     "input_tokens": "prompt tokens per request",
     "output_tokens": "answer tokens per request",
@@ -456,11 +522,11 @@ COLUMN_DOCS = {
     "concurrency_per_replica": "the stated concurrency shared evenly by the replicas",
     "concurrency_per_replica_bound": "sequences per replica the bound assumes: as stated, or as many as memory holds",
     "concurrency_per_replica_expected": "sequences per replica the expectation assumes: as stated, or what memory holds "
-                                        "(at most serving_max_batch)",
+    "(at most serving_max_batch)",
     "quantity": "throughput (output tokens/s per GPU), per_user (output tokens/s per user) or ttft (seconds)",
     "measured": "the figure restated as its quantity: output tokens/s per GPU, tokens/s per user, or seconds",
     "bound": "the serving model at 100% of peak: an upper bound on throughput and per-user speed, a lower bound on "
-             "time to first token",
+    "time to first token",
     "expected_capped": "throughput or per-user speed expected (never above the bound)",
     "expected_ttft": "time to first token expected (never below the bound)",
     "calibrated_without_this_gpu": "the expectation's efficiencies were fitted on other GPUs' figures (leave one GPU out)",

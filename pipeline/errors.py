@@ -32,6 +32,4 @@ class SourceError(Exception):
         more = len(problems) - len(lines)
         if more > 0:
             lines.append(f"... and {more} more")
-        super().__init__(
-            f"{len(problems)} problem(s) in sources:\n  " + "\n  ".join(lines)
-        )
+        super().__init__(f"{len(problems)} problem(s) in sources:\n  " + "\n  ".join(lines))

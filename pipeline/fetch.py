@@ -40,10 +40,27 @@ AZURE_GPU_SIZES = {
     "Standard_NV36adms_A10_v5": ("NVIDIA A10", 24, 1),
     "Standard_NV72ads_A10_v5": ("NVIDIA A10", 24, 2),
 }
-REQUIRED_ITEM_KEYS = ("armSkuName", "armRegionName", "retailPrice", "unitOfMeasure", "type", "meterName",
-                      "productName", "currencyCode")
-PRICE_COLUMNS = ["offering", "gpu_name", "gpu_memory_gb", "gpu_count", "usd_per_hour", "pricing_tier", "statistic",
-                 "region", "note"]
+REQUIRED_ITEM_KEYS = (
+    "armSkuName",
+    "armRegionName",
+    "retailPrice",
+    "unitOfMeasure",
+    "type",
+    "meterName",
+    "productName",
+    "currencyCode",
+)
+PRICE_COLUMNS = [
+    "offering",
+    "gpu_name",
+    "gpu_memory_gb",
+    "gpu_count",
+    "usd_per_hour",
+    "pricing_tier",
+    "statistic",
+    "region",
+    "note",
+]
 
 
 class FetchError(RuntimeError):
@@ -105,6 +122,7 @@ def _get(client: httpx.Client, url: str, params: dict | None, retries: int = 3, 
 
 def _stream_lines(client: httpx.Client, url: str, consume, retries: int = 3, backoff: float = 1.0):
     """GET url as a stream and hand its text lines to consume(lines); the whole read is retried."""
+
     def call():
         with client.stream("GET", url) as response:
             _raise_for_status(response)
@@ -118,7 +136,7 @@ def azure_items(client: httpx.Client, region: str, max_pages: int = 50) -> list[
     skus = " or ".join(f"armSkuName eq '{sku}'" for sku in AZURE_GPU_SIZES)
     params: dict | None = {
         "$filter": f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' "
-                   f"and armRegionName eq '{region}' and ({skus})",
+        f"and armRegionName eq '{region}' and ({skus})",
     }
     url, items = AZURE_API, []
     for _ in range(max_pages):
@@ -148,10 +166,19 @@ def azure_rows(items: list[dict]) -> list[dict]:
             continue
         gpu_name, memory, count = AZURE_GPU_SIZES[sku]
         spot = "Spot" in item["meterName"]
-        rows.append({"offering": sku, "gpu_name": gpu_name, "gpu_memory_gb": memory, "gpu_count": count,
-                     "usd_per_hour": item["retailPrice"], "pricing_tier": "spot" if spot else "on-demand",
-                     "statistic": "list", "region": item["armRegionName"],
-                     "note": f"Linux; meter {item['meterName']}; effective {str(item.get('effectiveStartDate', ''))[:10]}"})
+        rows.append(
+            {
+                "offering": sku,
+                "gpu_name": gpu_name,
+                "gpu_memory_gb": memory,
+                "gpu_count": count,
+                "usd_per_hour": item["retailPrice"],
+                "pricing_tier": "spot" if spot else "on-demand",
+                "statistic": "list",
+                "region": item["armRegionName"],
+                "note": f"Linux; meter {item['meterName']}; effective {str(item.get('effectiveStartDate', ''))[:10]}",
+            }
+        )
     # one row per offering, tier and region: the API can list a meter twice (older effective dates)
     unique = {}
     for row in rows:
@@ -159,13 +186,16 @@ def azure_rows(items: list[dict]) -> list[dict]:
     return sorted(unique.values(), key=lambda r: (r["offering"], r["pricing_tier"]))
 
 
-def fetch_azure(region: str = "eastus", transport: httpx.BaseTransport | None = None, timeout: float = 30.0) -> Snapshot:
+def fetch_azure(
+    region: str = "eastus", transport: httpx.BaseTransport | None = None, timeout: float = 30.0
+) -> Snapshot:
     with httpx.Client(transport=transport, timeout=timeout, headers={"User-Agent": "gpu-atlas"}) as client:
         rows = azure_rows(azure_items(client, region))
     if not rows:
         raise FetchError(f"{AZURE_API}: no GPU VM prices for region {region!r}")
-    return Snapshot("azure", rows, AZURE_API, f"Azure Retail Prices API: GPU virtual machines in {region}",
-                    "Microsoft Azure")
+    return Snapshot(
+        "azure", rows, AZURE_API, f"Azure Retail Prices API: GPU virtual machines in {region}", "Microsoft Azure"
+    )
 
 
 AWS_PRICING = "https://pricing.us-east-1.amazonaws.com"
@@ -229,8 +259,18 @@ AWS_GPU_INSTANCES = {
 }
 # Columns of the EC2 offer file's header row (the sixth line, after five metadata lines) that the
 # filter needs. The reserved-term columns are optional: without them only on-demand rows are kept.
-AWS_REQUIRED_COLUMNS = ("TermType", "PricePerUnit", "Unit", "Currency", "Instance Type", "Tenancy",
-                        "Operating System", "Pre Installed S/W", "CapacityStatus", "Region Code")
+AWS_REQUIRED_COLUMNS = (
+    "TermType",
+    "PricePerUnit",
+    "Unit",
+    "Currency",
+    "Instance Type",
+    "Tenancy",
+    "Operating System",
+    "Pre Installed S/W",
+    "CapacityStatus",
+    "Region Code",
+)
 AWS_RESERVED_COLUMNS = ("LeaseContractLength", "PurchaseOption", "OfferingClass")
 AWS_MAX_PREAMBLE = 20  # metadata lines tolerated before the header row
 # a cheap pre-filter so csv parses only lines naming one of the GPU instance types
@@ -249,8 +289,10 @@ def aws_region_csv_url(client: httpx.Client, region: str) -> str:
     entry = regions[region]
     path = entry.get("currentVersionUrl") if isinstance(entry, dict) else None
     if not isinstance(path, str) or not path.endswith("/index.json"):
-        raise FetchError(f"unexpected response from {AWS_REGION_INDEX}: region {region!r} has no "
-                         f"currentVersionUrl ending in /index.json ({path!r})")
+        raise FetchError(
+            f"unexpected response from {AWS_REGION_INDEX}: region {region!r} has no "
+            f"currentVersionUrl ending in /index.json ({path!r})"
+        )
     return AWS_PRICING + path[: -len("index.json")] + "index.csv"
 
 
@@ -258,8 +300,12 @@ def _aws_term(row: dict) -> str | None:
     """'on-demand', 'reserved' (1-year, No Upfront, standard) or None for every other term."""
     if row["TermType"] == "OnDemand":
         return "on-demand"
-    if (row["TermType"] == "Reserved" and row.get("LeaseContractLength") == "1yr"
-            and row.get("PurchaseOption") == "No Upfront" and row.get("OfferingClass") == "standard"):
+    if (
+        row["TermType"] == "Reserved"
+        and row.get("LeaseContractLength") == "1yr"
+        and row.get("PurchaseOption") == "No Upfront"
+        and row.get("OfferingClass") == "standard"
+    ):
         return "reserved"
     return None
 
@@ -303,10 +349,16 @@ def aws_rows(lines, region: str) -> tuple[list[dict], dict[str, str]]:
         itype = row["Instance Type"]
         if itype not in AWS_GPU_INSTANCES:
             continue
-        if (row["Operating System"] != "Linux" or row["Tenancy"] != "Shared" or row["Pre Installed S/W"] != "NA"
-                or row["CapacityStatus"] != "Used" or row["Unit"] != "Hrs" or row["Currency"] != "USD"
-                or row.get("MarketOption", "OnDemand") not in ("OnDemand", "")
-                or row["Region Code"] not in (region, "")):
+        if (
+            row["Operating System"] != "Linux"
+            or row["Tenancy"] != "Shared"
+            or row["Pre Installed S/W"] != "NA"
+            or row["CapacityStatus"] != "Used"
+            or row["Unit"] != "Hrs"
+            or row["Currency"] != "USD"
+            or row.get("MarketOption", "OnDemand") not in ("OnDemand", "")
+            or row["Region Code"] not in (region, "")
+        ):
             continue
         tier = _aws_term(row)
         if tier is None:
@@ -335,9 +387,19 @@ def aws_rows(lines, region: str) -> tuple[list[dict], dict[str, str]]:
             note.append(f"offer version {version}")
         if len({r["price"] for r in matches}) > 1:
             note.append(f"{len(matches)} matching rows with different prices, lowest kept")
-        rows.append({"offering": itype, "gpu_name": gpu_name, "gpu_memory_gb": memory, "gpu_count": count,
-                     "usd_per_hour": best["price"], "pricing_tier": tier, "statistic": "list",
-                     "region": best["Region Code"] or region, "note": "; ".join(note)})
+        rows.append(
+            {
+                "offering": itype,
+                "gpu_name": gpu_name,
+                "gpu_memory_gb": memory,
+                "gpu_count": count,
+                "usd_per_hour": best["price"],
+                "pricing_tier": tier,
+                "statistic": "list",
+                "region": best["Region Code"] or region,
+                "note": "; ".join(note),
+            }
+        )
     return sorted(rows, key=lambda r: (r["offering"], r["pricing_tier"])), meta
 
 
@@ -348,8 +410,9 @@ def _publication_date(meta: dict[str, str]) -> dt.date | None:
         return None
 
 
-def fetch_aws(region: str = "us-east-1", transport: httpx.BaseTransport | None = None,
-              timeout: float = 60.0) -> Snapshot:
+def fetch_aws(
+    region: str = "us-east-1", transport: httpx.BaseTransport | None = None, timeout: float = 60.0
+) -> Snapshot:
     """EC2 GPU instance prices of one region from the AWS Price List Bulk API (no account needed).
 
     The region's offer CSV is hundreds of MB: it is streamed and filtered line by line, never held.
@@ -358,10 +421,18 @@ def fetch_aws(region: str = "us-east-1", transport: httpx.BaseTransport | None =
         url = aws_region_csv_url(client, region)
         rows, meta = _stream_lines(client, url, lambda lines: aws_rows(lines, region))
     if not rows:
-        raise FetchError(f"{url}: no Linux on-demand prices for any of the {len(AWS_GPU_INSTANCES)} "
-                         f"GPU instance types in region {region!r}")
-    return Snapshot("aws", rows, url, f"AWS Price List Bulk API: EC2 GPU instances in {region}",
-                    "Amazon Web Services", _publication_date(meta))
+        raise FetchError(
+            f"{url}: no Linux on-demand prices for any of the {len(AWS_GPU_INSTANCES)} "
+            f"GPU instance types in region {region!r}"
+        )
+    return Snapshot(
+        "aws",
+        rows,
+        url,
+        f"AWS Price List Bulk API: EC2 GPU instances in {region}",
+        "Amazon Web Services",
+        _publication_date(meta),
+    )
 
 
 ORACLE_API = "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/"
@@ -400,20 +471,35 @@ def oracle_rows(payload: dict) -> tuple[list[dict], int]:
         if item["partNumber"] not in ORACLE_GPU_PARTS:
             skipped += 1
             continue
-        prices = [p for loc in item["currencyCodeLocalizations"] if loc.get("currencyCode") == "USD"
-                  for p in loc.get("prices", []) if p.get("model") == "PAY_AS_YOU_GO"]
+        prices = [
+            p
+            for loc in item["currencyCodeLocalizations"]
+            if loc.get("currencyCode") == "USD"
+            for p in loc.get("prices", [])
+            if p.get("model") == "PAY_AS_YOU_GO"
+        ]
         if not prices or float(prices[0]["value"]) <= 0:
             continue
         gpu_name, memory = ORACLE_GPU_PARTS[item["partNumber"]]
-        rows.append({"offering": f"{item['displayName'].strip()} (per GPU)", "gpu_name": gpu_name,
-                     "gpu_memory_gb": memory, "gpu_count": 1, "usd_per_hour": prices[0]["value"],
-                     "pricing_tier": "on-demand", "statistic": "list", "region": "all",
-                     "note": f"part {item['partNumber']}; pay as you go, GPU Per Hour (one price for every region)"})
+        rows.append(
+            {
+                "offering": f"{item['displayName'].strip()} (per GPU)",
+                "gpu_name": gpu_name,
+                "gpu_memory_gb": memory,
+                "gpu_count": 1,
+                "usd_per_hour": prices[0]["value"],
+                "pricing_tier": "on-demand",
+                "statistic": "list",
+                "region": "all",
+                "note": f"part {item['partNumber']}; pay as you go, GPU Per Hour (one price for every region)",
+            }
+        )
     return sorted(rows, key=lambda r: r["offering"]), skipped
 
 
-def fetch_oracle(region: str | None = None, transport: httpx.BaseTransport | None = None,
-                 timeout: float = 30.0) -> Snapshot:
+def fetch_oracle(
+    region: str | None = None, transport: httpx.BaseTransport | None = None, timeout: float = 30.0
+) -> Snapshot:
     """OCI's public price list (no account): every GPU part priced per GPU-hour, one price for all regions."""
     with httpx.Client(transport=transport, timeout=timeout, headers={"User-Agent": "gpu-atlas"}) as client:
         payload = _get(client, ORACLE_API, {"currencyCode": "USD"})
@@ -422,16 +508,27 @@ def fetch_oracle(region: str | None = None, transport: httpx.BaseTransport | Non
         raise FetchError(f"{ORACLE_API}: no GPU prices in the response")
     updated = str(payload.get("lastUpdated") or "")[:10]
     published = dt.date.fromisoformat(updated) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", updated) else None
-    return Snapshot("oracle", rows, ORACLE_API, "Oracle Cloud price list API: GPU parts per GPU-hour (all regions)",
-                    "Oracle", published,
-                    f"{len(rows)} GPU parts priced per GPU-hour; {skipped} other GPU-hour parts not mapped here were left out.")
+    return Snapshot(
+        "oracle",
+        rows,
+        ORACLE_API,
+        "Oracle Cloud price list API: GPU parts per GPU-hour (all regions)",
+        "Oracle",
+        published,
+        f"{len(rows)} GPU parts priced per GPU-hour; {skipped} other GPU-hour parts not mapped here were left out.",
+    )
 
 
 VAST_API = "https://console.vast.ai/api/v0/bundles/"
 # The search `vastai search offers` runs by default: verified hosts, rentable now, Vast's own machines
 # (not external listings), on-demand (not interruptible bids).
-VAST_QUERY = {"verified": {"eq": True}, "external": {"eq": False}, "rentable": {"eq": True},
-              "type": "on-demand", "limit": 10000}
+VAST_QUERY = {
+    "verified": {"eq": True},
+    "external": {"eq": False},
+    "rentable": {"eq": True},
+    "type": "on-demand",
+    "limit": 10000,
+}
 VAST_REQUIRED_KEYS = ("gpu_name", "gpu_ram", "num_gpus", "dph_total")
 # Nominal memory sizes a card is sold with, in GB. Vast reports the usable MiB the driver sees (an
 # "80 GB" H100 shows 81559 MiB, a "48 GB" L40S 46068 MiB with ECC on), so each offer is put in the
@@ -469,18 +566,31 @@ def vast_rows(payload: dict, fetched_on: dt.date) -> list[dict]:
         lo, hi = min(m for _, m in offers), max(m for _, m in offers)
         reported = f"{lo:.0f} MiB" if lo == hi else f"{lo:.0f}-{hi:.0f} MiB"
         for statistic, value in (("minimum", prices[0]), ("median", median)):
-            rows.append({"offering": f"{name}, {memory} GB offers (verified, rentable)", "gpu_name": name,
-                         "gpu_memory_gb": memory, "gpu_count": 1, "usd_per_hour": round(value, 4),
-                         "pricing_tier": "on-demand", "statistic": statistic, "region": "all",
-                         "note": f"{statistic} per GPU-hour over {n} verified rentable on-demand offers "
-                                 f"(dph_total / num_gpus; GPUs report {reported}), fetched {fetched_on}; "
-                                 "marketplace prices move hourly",
-                         "sample_size": n})
+            rows.append(
+                {
+                    "offering": f"{name}, {memory} GB offers (verified, rentable)",
+                    "gpu_name": name,
+                    "gpu_memory_gb": memory,
+                    "gpu_count": 1,
+                    "usd_per_hour": round(value, 4),
+                    "pricing_tier": "on-demand",
+                    "statistic": statistic,
+                    "region": "all",
+                    "note": f"{statistic} per GPU-hour over {n} verified rentable on-demand offers "
+                    f"(dph_total / num_gpus; GPUs report {reported}), fetched {fetched_on}; "
+                    "marketplace prices move hourly",
+                    "sample_size": n,
+                }
+            )
     return rows
 
 
-def fetch_vastai(region: str | None = None, transport: httpx.BaseTransport | None = None,
-                 timeout: float = 60.0, on: dt.date | None = None) -> Snapshot:
+def fetch_vastai(
+    region: str | None = None,
+    transport: httpx.BaseTransport | None = None,
+    timeout: float = 60.0,
+    on: dt.date | None = None,
+) -> Snapshot:
     """Vast.ai's public offer search (no account): the minimum and median on-demand price per GPU model."""
     on = on or dt.date.today()
     with httpx.Client(transport=transport, timeout=timeout, headers={"User-Agent": "gpu-atlas"}) as client:
@@ -488,13 +598,19 @@ def fetch_vastai(region: str | None = None, transport: httpx.BaseTransport | Non
     rows = vast_rows(payload, on)
     if not rows:
         raise FetchError(f"{VAST_API}: no priced GPU offers in the response")
-    return Snapshot("vastai", rows, VAST_API, "Vast.ai offer search API: minimum and median on-demand price per GPU model",
-                    "Vast.ai", on,
-                    f"{len(payload['offers'])} offers (verified, rentable, on-demand) in {len(rows) // 2} GPU models. "
-                    "Each offer is one host's machine; its per-GPU price is dph_total / num_gpus (GPU, host share "
-                    "and Vast's default disk allocation; bandwidth excluded). A median over fewer listings than "
-                    "marketplace_min_sample is kept but is not a price.",
-                    covers={"tiers": ["on-demand"]})
+    return Snapshot(
+        "vastai",
+        rows,
+        VAST_API,
+        "Vast.ai offer search API: minimum and median on-demand price per GPU model",
+        "Vast.ai",
+        on,
+        f"{len(payload['offers'])} offers (verified, rentable, on-demand) in {len(rows) // 2} GPU models. "
+        "Each offer is one host's machine; its per-GPU price is dph_total / num_gpus (GPU, host share "
+        "and Vast's default disk allocation; bandwidth excluded). A median over fewer listings than "
+        "marketplace_min_sample is kept but is not a price.",
+        covers={"tiers": ["on-demand"]},
+    )
 
 
 FETCHERS = {"azure": fetch_azure, "aws": fetch_aws, "oracle": fetch_oracle, "vastai": fetch_vastai}
@@ -533,9 +649,11 @@ def may_collect(sources: Path, provider: str) -> dict:
         if isinstance(terms, str):  # a key of sources/terms.yml
             terms = dict(registry.get(terms) or {})
         if not terms:
-            raise FetchError(f"{provider}: no terms of use recorded: read the provider's terms and record them in "
-                             f"{sources.name}/{TERMS_FILE} under '{provider}' (url, read_on, automated_collection, "
-                             "republication, summary) before a program collects its prices")
+            raise FetchError(
+                f"{provider}: no terms of use recorded: read the provider's terms and record them in "
+                f"{sources.name}/{TERMS_FILE} under '{provider}' (url, read_on, automated_collection, "
+                "republication, summary) before a program collects its prices"
+            )
     refusal = collection_refusal(provider, terms, recorded_in)
     if refusal:
         raise FetchError(refusal)
@@ -556,11 +674,15 @@ def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> 
     dates = [p.published_on for p in parts if p.published_on is not None]
     first = parts[0]
     return Snapshot(
-        provider, [row for p in parts for row in p.rows], API_ROOTS[provider],
-        f"{first.title.rsplit(' in ', 1)[0]} in {', '.join(regions)}", first.publisher,
+        provider,
+        [row for p in parts for row in p.rows],
+        API_ROOTS[provider],
+        f"{first.title.rsplit(' in ', 1)[0]} in {', '.join(regions)}",
+        first.publisher,
         min(dates) if dates else None,
         "One snapshot of several regions; per region: "
-        + "; ".join(f"{region}: {len(p.rows)} offers from {p.url}" for region, p in zip(regions, parts)))
+        + "; ".join(f"{region}: {len(p.rows)} offers from {p.url}" for region, p in zip(regions, parts)),
+    )
 
 
 def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None, force: bool = False) -> Path:
@@ -579,13 +701,20 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
         writer.writeheader()
         writer.writerows(snapshot.rows)
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    sidecar = {"title": snapshot.title, "publisher": snapshot.publisher, "kind": "provider_api",
-               # every GPU offer of the regions and tiers asked for: what it lists is what it covers
-               "scope": "partial" if snapshot.covers else "full",
-               **({"covers": snapshot.covers} if snapshot.covers else {}),
-               "price_basis": "whole_instance", "url": snapshot.url,
-               "accessed_on": on, "published_on": snapshot.published_on or on,
-               "licence": "Public price list; prices as published", "checksum": f"sha256:{digest}"}
+    sidecar = {
+        "title": snapshot.title,
+        "publisher": snapshot.publisher,
+        "kind": "provider_api",
+        # every GPU offer of the regions and tiers asked for: what it lists is what it covers
+        "scope": "partial" if snapshot.covers else "full",
+        **({"covers": snapshot.covers} if snapshot.covers else {}),
+        "price_basis": "whole_instance",
+        "url": snapshot.url,
+        "accessed_on": on,
+        "published_on": snapshot.published_on or on,
+        "licence": "Public price list; prices as published",
+        "checksum": f"sha256:{digest}",
+    }
     if snapshot.notes:
         sidecar["notes"] = snapshot.notes
     from .sources import load_terms
@@ -594,6 +723,7 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
         sidecar["terms"] = snapshot.provider  # the provider's terms, kept once in sources/terms.yml
     elif terms:
         sidecar["terms"] = terms
-    (folder / "prices.source.yml").write_text(yaml.safe_dump(sidecar, sort_keys=False, allow_unicode=True, width=120),
-                                              encoding="utf-8")
+    (folder / "prices.source.yml").write_text(
+        yaml.safe_dump(sidecar, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8"
+    )
     return target

@@ -30,8 +30,17 @@ def resolve_model(database: Path, model: str) -> str:
     raise ValueError(f"Invalid value for --model: unknown model {model!r}; {hint}known: {', '.join(known)}")
 
 
-def fit(database: Path, model: str, workload: str = "inference", precision: str = "bf16", context: int = 4096,
-        batch: int = 1, kv_precision: str = "bf16", method: str = "lora", recompute: str = "full") -> dict:
+def fit(
+    database: Path,
+    model: str,
+    workload: str = "inference",
+    precision: str = "bf16",
+    context: int = 4096,
+    batch: int = 1,
+    kv_precision: str = "bf16",
+    method: str = "lora",
+    recompute: str = "full",
+) -> dict:
     """Run out_memory_requirements.sql and out_vram_fit.sql for one setting on the built database's tables."""
     con = duckdb.connect(":memory:")
     try:
@@ -50,10 +59,14 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
         create_table_from_sql(con, "out_memory_requirements")
         create_table_from_sql(con, "out_vram_fit")
         create_table_from_sql(con, "out_vram_fit_detail")
-        where = ("workload = 'inference' and precision = ? and kv_precision = ?" if workload == "inference"
-                 else "workload = 'training' and method = ? and recompute = ?")
+        where = (
+            "workload = 'inference' and precision = ? and kv_precision = ?"
+            if workload == "inference"
+            else "workload = 'training' and method = ? and recompute = ?"
+        )
         args = [precision, kv_precision] if workload == "inference" else [method, recompute]
-        rows = con.execute(f"""
+        rows = con.execute(
+            f"""
             select f.*, g.name, g.memory_gb, g.interconnect_gbs,
                 c.usd_per_gpu_hour as cheapest_usd_per_gpu_hour, c.provider as cheapest_provider,
                 c.observed_on as cheapest_observed_on
@@ -64,7 +77,9 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
             -- one row a GPU: the deployment it needs (its gpu_count rows differ only in the split they test)
             qualify row_number() over (partition by f.gpu_id
                                        order by coalesce(f.gpu_count = f.gpus_needed, false) desc, f.gpu_count) = 1
-            order by f.gpus_needed nulls last, g.memory_gb, g.name""", args).df()
+            order by f.gpus_needed nulls last, g.memory_gb, g.name""",
+            args,
+        ).df()
     finally:
         con.close()
     if rows.empty:
@@ -90,10 +105,12 @@ def fit(database: Path, model: str, workload: str = "inference", precision: str 
                 "gpus_needed": None if r.gpus_needed != r.gpus_needed else int(r.gpus_needed),
                 "fits_one_gpu": bool(r.fits_one_gpu),
                 "has_gpu_link": r.interconnect_gbs == r.interconnect_gbs and r.interconnect_gbs is not None,
-                "cheapest_usd_per_gpu_hour": None if r.cheapest_usd_per_gpu_hour != r.cheapest_usd_per_gpu_hour
+                "cheapest_usd_per_gpu_hour": None
+                if r.cheapest_usd_per_gpu_hour != r.cheapest_usd_per_gpu_hour
                 else float(r.cheapest_usd_per_gpu_hour),
                 "cheapest_provider": r.cheapest_provider if isinstance(r.cheapest_provider, str) else None,
-                "cheapest_observed_on": None if r.cheapest_provider is None or r.cheapest_provider != r.cheapest_provider
+                "cheapest_observed_on": None
+                if r.cheapest_provider is None or r.cheapest_provider != r.cheapest_provider
                 else str(r.cheapest_observed_on)[:10],
             }
             for r in rows.itertuples()

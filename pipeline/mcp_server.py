@@ -43,8 +43,12 @@ def _sources(con: duckdb.DuckDBPyConnection, ids: set[str]) -> list[dict[str, An
     ids = sorted(i for i in ids if i)
     if not ids:
         return []
-    return _records(con, """select source_id, title, url, accessed_on, published_on from sources
-                            where source_id in (select unnest(?)) order by source_id""", [ids])
+    return _records(
+        con,
+        """select source_id, title, url, accessed_on, published_on from sources
+                            where source_id in (select unnest(?)) order by source_id""",
+        [ids],
+    )
 
 
 class Atlas:
@@ -58,39 +62,75 @@ class Atlas:
     def connect(self) -> duckdb.DuckDBPyConnection:
         return duckdb.connect(str(self.database), read_only=True)
 
-    def plan(self, model: str, users: int = 1, input_tokens: int = 2000, output_tokens: int = 500,
-             precision: str = "native", kv_precision: str = "bf16", context: int | None = None,
-             min_tokens_per_user: float | None = None, max_ttft_s: float | None = None, tier: str = "on-demand",
-             engine: str = "vllm-sglang", limit: int = 10) -> dict[str, Any]:
+    def plan(
+        self,
+        model: str,
+        users: int = 1,
+        input_tokens: int = 2000,
+        output_tokens: int = 500,
+        precision: str = "native",
+        kv_precision: str = "bf16",
+        context: int | None = None,
+        min_tokens_per_user: float | None = None,
+        max_ttft_s: float | None = None,
+        tier: str = "on-demand",
+        engine: str = "vllm-sglang",
+        limit: int = 10,
+    ) -> dict[str, Any]:
         model_id = resolve_model(self.database, model)
-        question = Question(model=model_id, precision=precision, kv_precision=kv_precision, context=context,
-                            users=users, input_tokens=input_tokens, output_tokens=output_tokens, tier=tier,
-                            engine=engine, min_tokens_per_user=min_tokens_per_user, max_ttft_s=max_ttft_s)
+        question = Question(
+            model=model_id,
+            precision=precision,
+            kv_precision=kv_precision,
+            context=context,
+            users=users,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            tier=tier,
+            engine=engine,
+            min_tokens_per_user=min_tokens_per_user,
+            max_ttft_s=max_ttft_s,
+        )
         answer = plan_question(self.database, question, limit=max(1, min(limit, 50)))
         with self.connect() as con:
-            model_docs = con.execute("select source_id, params_source_id from models where model_id = ?",
-                                     [model_id]).fetchone()
-            price_sources = {s for (s,) in con.execute(
-                "select distinct source_id from rentable_machines where machine_id in (select unnest(?))",
-                [[o["machine_id"] for o in answer["options"]]]).fetchall()}
+            model_docs = con.execute(
+                "select source_id, params_source_id from models where model_id = ?", [model_id]
+            ).fetchone()
+            price_sources = {
+                s
+                for (s,) in con.execute(
+                    "select distinct source_id from rentable_machines where machine_id in (select unnest(?))",
+                    [[o["machine_id"] for o in answer["options"]]],
+                ).fetchall()
+            }
             answer["sources"] = _sources(con, price_sources | set(model_docs or ()))
         answer["what_the_numbers_are"] = (
             "expected_* figures are expectations of the serving model calibrated on published measurements; "
             "bound_* figures are upper bounds no deployment exceeds; prices are per machine as listed (usd_per_hour), "
             "list prices or marketplace medians (statistic), observed on observed_on (observed_date_known false: "
-            "an undated copy, read that day); $/M tokens = price / throughput")
+            "an undated copy, read that day); $/M tokens = price / throughput"
+        )
         return answer
 
-    def fit(self, model: str, precision: str = "bf16", context: int = 4096, batch: int = 1,
-            kv_precision: str = "bf16") -> dict[str, Any]:
+    def fit(
+        self, model: str, precision: str = "bf16", context: int = 4096, batch: int = 1, kv_precision: str = "bf16"
+    ) -> dict[str, Any]:
         model_id = resolve_model(self.database, model)
         result = fit_model(self.database, model_id, "inference", precision, context, batch, kv_precision)
         with self.connect() as con:
-            result["sources"] = _sources(con, set(con.execute(
-                "select source_id, params_source_id from models where model_id = ?", [model_id]).fetchone()))
-        result["what_the_numbers_are"] = ("GB = 10^9 bytes; required_gb = weights + KV cache + overhead; a GPU offers "
-                                          "usable_gb_per_gpu (95% of its memory); cheapest_* is the on-demand price "
-                                          "pick with its provider and observation date")
+            result["sources"] = _sources(
+                con,
+                set(
+                    con.execute(
+                        "select source_id, params_source_id from models where model_id = ?", [model_id]
+                    ).fetchone()
+                ),
+            )
+        result["what_the_numbers_are"] = (
+            "GB = 10^9 bytes; required_gb = weights + KV cache + overhead; a GPU offers "
+            "usable_gb_per_gpu (95% of its memory); cheapest_* is the on-demand price "
+            "pick with its provider and observation date"
+        )
         return result
 
     def gpu(self, gpu_id: str) -> dict[str, Any]:
@@ -99,43 +139,68 @@ class Atlas:
             if not gpu:
                 known = [r[0] for r in con.execute("select gpu_id from gpus order by 1").fetchall()]
                 raise ValueError(f"unknown gpu_id {gpu_id!r}; known: {', '.join(known)}")
-            figures = _records(con, """select metric, precision, unit_kind, sparsity, value, unit, quote, source_id
+            figures = _records(
+                con,
+                """select metric, precision, unit_kind, sparsity, value, unit, quote, source_id
                                        from spec_claims where gpu_id = ? and is_canonical
-                                       order by metric, precision""", [gpu_id])
-            picks = _records(con, """select pick, term, usd_per_gpu_hour, provider, offering, statistic, observed_on,
+                                       order by metric, precision""",
+                [gpu_id],
+            )
+            picks = _records(
+                con,
+                """select pick, term, usd_per_gpu_hour, provider, offering, statistic, observed_on,
                                             observed_date_known, age_days, source_id, why
                                      from price_picks where gpu_id = ? and usd_per_gpu_hour is not null
-                                     order by pick""", [gpu_id])
+                                     order by pick""",
+                [gpu_id],
+            )
             sources = {f["source_id"] for f in figures} | {p["source_id"] for p in picks}
-            return {"gpu": gpu[0], "canonical_figures": figures, "price_picks": picks,
-                    "sources": _sources(con, sources),
-                    "what_the_numbers_are": "TFLOPS are dense (no sparsity) per GPU module; prices are the picks "
-                                            "every page uses, per GPU-hour, with observation dates"}
+            return {
+                "gpu": gpu[0],
+                "canonical_figures": figures,
+                "price_picks": picks,
+                "sources": _sources(con, sources),
+                "what_the_numbers_are": "TFLOPS are dense (no sparsity) per GPU module; prices are the picks "
+                "every page uses, per GPU-hour, with observation dates",
+            }
 
     def compare_gpus(self, gpu_ids: list[str]) -> dict[str, Any]:
         if not 2 <= len(gpu_ids) <= 6:
             raise ValueError("compare_gpus takes 2 to 6 gpu_ids")
         answers = [self.gpu(g) for g in gpu_ids]
         with self.connect() as con:
-            speed = {r["gpu_id"]: r for r in _records(
-                con, "select * from reference_serving where gpu_id in (select unnest(?))", [gpu_ids])}
+            speed = {
+                r["gpu_id"]: r
+                for r in _records(con, "select * from reference_serving where gpu_id in (select unnest(?))", [gpu_ids])
+            }
         rows = []
         for a in answers:
             g, s = a["gpu"], speed.get(a["gpu"]["gpu_id"], {})
             on_demand = next((p for p in a["price_picks"] if p["pick"] == "on-demand"), None)
-            rows.append({"gpu_id": g["gpu_id"], "name": g["name"], "memory_gb": g["memory_gb"],
-                         "memory_bandwidth_gbs": g["memory_bandwidth_gbs"], "bf16_tflops": g["bf16_tflops"],
-                         "fp8_tflops": g["fp8_tflops"], "fp4_tflops": g["fp4_tflops"],
-                         "on_demand_usd_per_gpu_hour": on_demand and on_demand["usd_per_gpu_hour"],
-                         "on_demand_provider": on_demand and on_demand["provider"],
-                         "on_demand_observed_on": on_demand and on_demand["observed_on"],
-                         "reference_model_gpus": s.get("gpus_used"),
-                         "reference_model_expected_tokens_per_s": s.get("expected_tokens_per_s"),
-                         "reference_model_bound_tokens_per_s": s.get("bound_tokens_per_s")})
+            rows.append(
+                {
+                    "gpu_id": g["gpu_id"],
+                    "name": g["name"],
+                    "memory_gb": g["memory_gb"],
+                    "memory_bandwidth_gbs": g["memory_bandwidth_gbs"],
+                    "bf16_tflops": g["bf16_tflops"],
+                    "fp8_tflops": g["fp8_tflops"],
+                    "fp4_tflops": g["fp4_tflops"],
+                    "on_demand_usd_per_gpu_hour": on_demand and on_demand["usd_per_gpu_hour"],
+                    "on_demand_provider": on_demand and on_demand["provider"],
+                    "on_demand_observed_on": on_demand and on_demand["observed_on"],
+                    "reference_model_gpus": s.get("gpus_used"),
+                    "reference_model_expected_tokens_per_s": s.get("expected_tokens_per_s"),
+                    "reference_model_bound_tokens_per_s": s.get("bound_tokens_per_s"),
+                }
+            )
         sources = {s["source_id"]: s for a in answers for s in a["sources"]}
-        return {"gpus": rows, "sources": list(sources.values()),
-                "what_the_numbers_are": "reference model: Llama 3.3 70B, FP8, serving batch of 16 on reference_model_gpus "
-                                        "GPUs; expected is the calibrated expectation, bound the upper bound"}
+        return {
+            "gpus": rows,
+            "sources": list(sources.values()),
+            "what_the_numbers_are": "reference model: Llama 3.3 70B, FP8, serving batch of 16 on reference_model_gpus "
+            "GPUs; expected is the calibrated expectation, bound the upper bound",
+        }
 
     def prices(self, gpu_id: str | None = None, provider: str | None = None, limit: int = 50) -> dict[str, Any]:
         where, args = ["true"], []
@@ -146,14 +211,21 @@ class Atlas:
             where.append("provider = ?")
             args.append(provider)
         with self.connect() as con:
-            offers = _records(con, f"""
+            offers = _records(
+                con,
+                f"""
                 select gpu_id, provider, offering, pricing_tier, statistic, region, gpu_count, usd_per_gpu_hour,
                        currency, amount_per_hour, observed_on, observed_date_known, stale, source_id
-                from price_offers where {' and '.join(where)}
-                order by stale, usd_per_gpu_hour nulls last limit ?""", [*args, max(1, min(limit, 500))])
-            return {"offers": offers, "sources": _sources(con, {o["source_id"] for o in offers}),
-                    "what_the_numbers_are": "offers as each provider lists them, converted to USD per GPU-hour; "
-                                            "stale offers are shown, never used for picks"}
+                from price_offers where {" and ".join(where)}
+                order by stale, usd_per_gpu_hour nulls last limit ?""",
+                [*args, max(1, min(limit, 500))],
+            )
+            return {
+                "offers": offers,
+                "sources": _sources(con, {o["source_id"] for o in offers}),
+                "what_the_numbers_are": "offers as each provider lists them, converted to USD per GPU-hour; "
+                "stale offers are shown, never used for picks",
+            }
 
     def sql(self, query: str) -> dict[str, Any]:
         """A read-only query, at most SQL_ROW_LIMIT rows, interrupted after SQL_SECONDS."""
@@ -174,8 +246,12 @@ class Atlas:
         finally:
             timer.cancel()
             con.close()
-        return {"columns": cols, "rows": [[_plain(v) for v in r] for r in rows[:SQL_ROW_LIMIT]],
-                "truncated": len(rows) > SQL_ROW_LIMIT, "row_limit": SQL_ROW_LIMIT}
+        return {
+            "columns": cols,
+            "rows": [[_plain(v) for v in r] for r in rows[:SQL_ROW_LIMIT]],
+            "truncated": len(rows) > SQL_ROW_LIMIT,
+            "row_limit": SQL_ROW_LIMIT,
+        }
 
 
 def build_server(database: Path) -> MCPServer:
@@ -185,29 +261,54 @@ def build_server(database: Path) -> MCPServer:
     def tool(fn):
         """A tool whose refusals (a value out of range, an unknown id, a query that writes) reach the assistant
         with their message; anything else stays a crash on the server."""
+
         @functools.wraps(fn)
         def answer(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
             except (ValueError, duckdb.Error) as exc:
                 raise ToolError(str(exc)) from exc
+
         return server.tool()(answer)
 
     @tool
-    def plan(model: str, users: int = 1, input_tokens: int = 2000, output_tokens: int = 500,
-             precision: str = "native", kv_precision: str = "bf16", context: int | None = None,
-             min_tokens_per_user: float | None = None, max_ttft_s: float | None = None, tier: str = "on-demand",
-             engine: str = "vllm-sglang", limit: int = 10) -> dict[str, Any]:
+    def plan(
+        model: str,
+        users: int = 1,
+        input_tokens: int = 2000,
+        output_tokens: int = 500,
+        precision: str = "native",
+        kv_precision: str = "bf16",
+        context: int | None = None,
+        min_tokens_per_user: float | None = None,
+        max_ttft_s: float | None = None,
+        tier: str = "on-demand",
+        engine: str = "vllm-sglang",
+        limit: int = 10,
+    ) -> dict[str, Any]:
         """Ranked deployments one can rent to serve a model: GPU, machine, provider, tier, $/hour, expected
         tokens/s per user, time to first token and $ per million input and output tokens. precision: native (as
         the checkpoint ships), bf16, fp8, int8, int4, nvfp4, mxfp4; kv_precision: bf16 or fp8; tier: on-demand,
         spot, reserved or any; engine: vllm-sglang or tensorrt-llm."""
-        return atlas.plan(model, users, input_tokens, output_tokens, precision, kv_precision, context,
-                          min_tokens_per_user, max_ttft_s, tier, engine, limit)
+        return atlas.plan(
+            model,
+            users,
+            input_tokens,
+            output_tokens,
+            precision,
+            kv_precision,
+            context,
+            min_tokens_per_user,
+            max_ttft_s,
+            tier,
+            engine,
+            limit,
+        )
 
     @tool
-    def fit(model: str, precision: str = "bf16", context: int = 4096, batch: int = 1,
-            kv_precision: str = "bf16") -> dict[str, Any]:
+    def fit(
+        model: str, precision: str = "bf16", context: int = 4096, batch: int = 1, kv_precision: str = "bf16"
+    ) -> dict[str, Any]:
         """Which GPUs hold one model for inference, how many each needs, and the memory breakdown in GB."""
         return atlas.fit(model, precision, context, batch, kv_precision)
 

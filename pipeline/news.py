@@ -46,25 +46,33 @@ def price_news(database: Path, before: dict[str, set[dt.date]], largest: int = 8
             if not added:
                 continue
             # the newest snapshot as What changed orders them (an undated copy counts as older than a dated one)
-            compared = con.execute("""select max(current_observed_on), max(previous_observed_on) from price_changes
-                                      where provider = ?""", [provider]).fetchone()
+            compared = con.execute(
+                """select max(current_observed_on), max(previous_observed_on) from price_changes
+                                      where provider = ?""",
+                [provider],
+            ).fetchone()
             current_on = compared[0] or max(dates)
             if known and current_on in known:  # only older snapshots arrived: the current prices are unchanged
                 news.append(ProviderNews(provider, current_on, current_on, history_added=added))
                 continue
-            rows = con.execute("""select change, count(*) from price_changes where provider = ? group by all""",
-                               [provider]).fetchall()
+            rows = con.execute(
+                """select change, count(*) from price_changes where provider = ? group by all""", [provider]
+            ).fetchall()
             counts = {change: n for change, n in rows}
             previous_on = compared[1]
-            repriced = con.execute("""
+            repriced = con.execute(
+                """
                 select c.offering, coalesce(g.name, c.provider_gpu_name), c.pricing_tier, c.region,
                        c.previous_usd_per_gpu_hour, c.current_usd_per_gpu_hour, c.change_pct
                 from price_changes as c left join gpus as g using (gpu_id)
                 where c.provider = ? and c.change = 'repriced'
                 order by abs(c.change_pct) desc, c.offering, c.pricing_tier, c.region
-                limit ?""", [provider, largest]).fetchall()
-            news.append(ProviderNews(provider, current_on, previous_on,
-                                     {k: counts.get(k, 0) for k in CHANGES}, repriced))
+                limit ?""",
+                [provider, largest],
+            ).fetchall()
+            news.append(
+                ProviderNews(provider, current_on, previous_on, {k: counts.get(k, 0) for k in CHANGES}, repriced)
+            )
     return news
 
 
@@ -76,8 +84,10 @@ def describe(news: list[ProviderNews]) -> list[str]:
     for n in news:
         if n.history_added:
             dates = ", ".join(str(d) for d in n.history_added)
-            lines.append(f"{n.provider}: older snapshot(s) {dates} added to the history; current prices unchanged "
-                         f"(latest snapshot {n.current_on})")
+            lines.append(
+                f"{n.provider}: older snapshot(s) {dates} added to the history; current prices unchanged "
+                f"(latest snapshot {n.current_on})"
+            )
             continue
         if n.previous_on is None:
             lines.append(f"{n.provider}: first snapshot, {n.current_on}")
@@ -85,8 +95,9 @@ def describe(news: list[ProviderNews]) -> list[str]:
         counts = ", ".join(f"{n.counts[k]} {k}" for k in CHANGES if n.counts[k] or k != "not compared")
         lines.append(f"{n.provider}: snapshot {n.current_on} against {n.previous_on}: {counts}")
         for offering, gpu, tier, region, before, after, pct in n.repriced:
-            lines.append(f"    {offering} ({gpu}, {tier}, {region}): ${before:,.3f} -> ${after:,.3f} "
-                         f"per GPU-hour ({pct:+.1f} %)")
+            lines.append(
+                f"    {offering} ({gpu}, {tier}, {region}): ${before:,.3f} -> ${after:,.3f} per GPU-hour ({pct:+.1f} %)"
+            )
         if n.counts["repriced"] > len(n.repriced):
             lines.append(f"    ... and {n.counts['repriced'] - len(n.repriced)} more (the What changed page lists all)")
     return lines

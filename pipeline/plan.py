@@ -17,8 +17,13 @@ from .schemas import ENGINE_FORMATS
 
 PLAN_SQL = SQL_DIR / "plan" / "plan_options.sql"
 WORKLOADS = ("serve", "full", "lora", "qlora", "pretrain")
-WORKLOAD_LABELS = {"serve": "serve", "full": "fine-tune (full)", "lora": "fine-tune (LoRA)",
-                   "qlora": "fine-tune (QLoRA)", "pretrain": "pre-train"}
+WORKLOAD_LABELS = {
+    "serve": "serve",
+    "full": "fine-tune (full)",
+    "lora": "fine-tune (LoRA)",
+    "qlora": "fine-tune (QLoRA)",
+    "pretrain": "pre-train",
+}
 # `native`: the weights as the official checkpoint ships them (models.native_format: MXFP4 experts for gpt-oss,
 # block-scaled FP8 for DeepSeek, BF16 for most)
 SERVE_PRECISIONS = ("native",) + ENGINE_FORMATS
@@ -37,13 +42,36 @@ LIMITS = {
     "max_ttft_s": (0.001, 3600),
     "tokens": (1e6, 1e14),
 }
-DEFAULTS = {"model": "llama-3.3-70b", "workload": "serve", "precision": "native", "kv_precision": "bf16",
-            "users": 50, "input_tokens": 2000, "output_tokens": 500, "context": 8192, "tier": "on-demand",
-            "engine": "vllm-sglang", "min_tokens_per_user": None, "max_ttft_s": None, "tokens": None}
-SCENARIO_COLUMNS = {"model_id": "varchar", "workload": "varchar", "precision": "varchar", "kv_precision": "varchar",
-                    "context_tokens": "integer", "users": "integer", "input_tokens": "double",
-                    "output_tokens": "double", "tokens": "double", "tier": "varchar", "engine_family": "varchar",
-                    "min_tokens_per_user": "double", "max_ttft_s": "double"}
+DEFAULTS = {
+    "model": "llama-3.3-70b",
+    "workload": "serve",
+    "precision": "native",
+    "kv_precision": "bf16",
+    "users": 50,
+    "input_tokens": 2000,
+    "output_tokens": 500,
+    "context": 8192,
+    "tier": "on-demand",
+    "engine": "vllm-sglang",
+    "min_tokens_per_user": None,
+    "max_ttft_s": None,
+    "tokens": None,
+}
+SCENARIO_COLUMNS = {
+    "model_id": "varchar",
+    "workload": "varchar",
+    "precision": "varchar",
+    "kv_precision": "varchar",
+    "context_tokens": "integer",
+    "users": "integer",
+    "input_tokens": "double",
+    "output_tokens": "double",
+    "tokens": "double",
+    "tier": "varchar",
+    "engine_family": "varchar",
+    "min_tokens_per_user": "double",
+    "max_ttft_s": "double",
+}
 
 
 class PlanInputError(ValueError):
@@ -75,14 +103,21 @@ class Question:
         tokens = self.tokens
         if not serve and tokens is None and self.workload != "pretrain":
             tokens = DEFAULT_TOKENS
-        return {"model_id": self.model, "workload": self.workload,
-                "precision": self.precision if serve else None, "kv_precision": self.kv_precision if serve else None,
-                "context_tokens": self.context if serve else None, "users": self.users if serve else 1,
-                "input_tokens": self.input_tokens if serve else None,
-                "output_tokens": self.output_tokens if serve else None, "tokens": None if serve else tokens,
-                "tier": None if self.tier == "any" else self.tier, "engine_family": self.engine if serve else None,
-                "min_tokens_per_user": self.min_tokens_per_user if serve else None,
-                "max_ttft_s": self.max_ttft_s if serve else None}
+        return {
+            "model_id": self.model,
+            "workload": self.workload,
+            "precision": self.precision if serve else None,
+            "kv_precision": self.kv_precision if serve else None,
+            "context_tokens": self.context if serve else None,
+            "users": self.users if serve else 1,
+            "input_tokens": self.input_tokens if serve else None,
+            "output_tokens": self.output_tokens if serve else None,
+            "tokens": None if serve else tokens,
+            "tier": None if self.tier == "any" else self.tier,
+            "engine_family": self.engine if serve else None,
+            "min_tokens_per_user": self.min_tokens_per_user if serve else None,
+            "max_ttft_s": self.max_ttft_s if serve else None,
+        }
 
 
 def _in_range(option: str, value, low, high) -> None:
@@ -112,11 +147,16 @@ def validate(question: Question, max_context: dict[str, int]) -> Question:
     for name in ("users", "input_tokens", "output_tokens"):
         _in_range(name, getattr(q, name), *LIMITS[name])
     top = max_context[q.model]
-    context = q.context if q.context is not None else min(top, max(DEFAULTS["context"], q.input_tokens + q.output_tokens))
+    context = (
+        q.context if q.context is not None else min(top, max(DEFAULTS["context"], q.input_tokens + q.output_tokens))
+    )
     _in_range("context", context, LIMITS["context"][0], top)
     if q.input_tokens + q.output_tokens > context:
-        raise PlanInputError("--input-tokens", f"input + output tokens ({q.input_tokens + q.output_tokens:,}) must fit "
-                                               f"the context ({context:,}); the model allows up to {top:,}")
+        raise PlanInputError(
+            "--input-tokens",
+            f"input + output tokens ({q.input_tokens + q.output_tokens:,}) must fit "
+            f"the context ({context:,}); the model allows up to {top:,}",
+        )
     if q.min_tokens_per_user is not None:
         _in_range("min_tokens_per_user", q.min_tokens_per_user, *LIMITS["min_tokens_per_user"])
     if q.max_ttft_s is not None:
@@ -157,14 +197,21 @@ def plan(database, question: Question, limit: int | None = 20) -> dict:
         q = validate(question, max_contexts(con))
         options = plan_options(con, pd.DataFrame([q.scenario()]))
         # the weight format the answer uses: the one asked for, or the checkpoint's own for `native`
-        found = con.execute("select resolved_format from serving_models where model_id = ? and format = ?",
-                            [q.model, q.precision]).fetchone()
+        found = con.execute(
+            "select resolved_format from serving_models where model_id = ? and format = ?", [q.model, q.precision]
+        ).fetchone()
     finally:
         con.close()
     total = len(options)
     if limit:
         options = options.head(limit)
-    records = [{k: _plain(v) for k, v in row.items()}
-               for row in options.drop(columns=["scenario_id"]).to_dict(orient="records")]
-    return {**{k: v for k, v in asdict(q).items()}, "weights_format": found[0] if found else None,
-            "options_total": total, "options": records}
+    records = [
+        {k: _plain(v) for k, v in row.items()}
+        for row in options.drop(columns=["scenario_id"]).to_dict(orient="records")
+    ]
+    return {
+        **{k: v for k, v in asdict(q).items()},
+        "weights_format": found[0] if found else None,
+        "options_total": total,
+        "options": records,
+    }

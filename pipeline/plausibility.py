@@ -109,8 +109,12 @@ def _times(price: float, ref: float) -> str:
 
 def _explained(meta: dict, row) -> bool:
     for item in meta.get(EXCEPTION_KEY) or []:
-        if (isinstance(item, dict) and str(item.get("offering")) == row.offering and str(item.get("reason") or "").strip()
-                and all(str(item[k]) == str(getattr(row, k)) for k in ("region", "pricing_tier") if k in item)):
+        if (
+            isinstance(item, dict)
+            and str(item.get("offering")) == row.offering
+            and str(item.get("reason") or "").strip()
+            and all(str(item[k]) == str(getattr(row, k)) for k in ("region", "pricing_tier") if k in item)
+        ):
             return True
     return False
 
@@ -128,18 +132,26 @@ def implausible_prices(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> lis
             sidecars[r.source_file] = read_sidecar(data_file, sources_dir)[0]
         if _explained(sidecars[r.source_file], r):
             continue
-        per = f"{_money(r.price)} per GPU-hour" + (f" ({_money(r.usd_per_hour)} / {r.gpu_count} GPUs)" if r.gpu_count > 1 else "")
+        per = f"{_money(r.price)} per GPU-hour" + (
+            f" ({_money(r.usd_per_hour)} / {r.gpu_count} GPUs)" if r.gpu_count > 1 else ""
+        )
         why = []
         if r.off_history:
-            why.append(f"{_times(r.price, r.history_ref)} the median {_money(r.history_ref)} of the same offer in "
-                       f"{r.provider}'s other snapshots (allowed 1/{RATIO:g} to {RATIO:g}x)")
+            why.append(
+                f"{_times(r.price, r.history_ref)} the median {_money(r.history_ref)} of the same offer in "
+                f"{r.provider}'s other snapshots (allowed 1/{RATIO:g} to {RATIO:g}x)"
+            )
         if r.off_peers:
-            why.append(f"{_times(r.price, r.peer_ref)} the median {_money(r.peer_ref)} of {r.gpu} ({r.pricing_tier}, "
-                       f"{r.statistic}) at {r.peers} other provider(s) (allowed 1/{r.peer_ratio:g} to {r.peer_ratio:g}x)")
+            why.append(
+                f"{_times(r.price, r.peer_ref)} the median {_money(r.peer_ref)} of {r.gpu} ({r.pricing_tier}, "
+                f"{r.statistic}) at {r.peers} other provider(s) (allowed 1/{r.peer_ratio:g} to {r.peer_ratio:g}x)"
+            )
         if r.off_bounds:
             why.append(f"outside {_money(r.lo)} to {_money(r.hi)} per GPU-hour for a {r.segment} GPU")
-        rule = (f"implausible price: {per} is " + "; ".join(why) + ". A unit mistake (per month, in cents, per "
-                f"instance)? If the price is right, explain it in the sidecar: {EXCEPTION_KEY}: "
-                f"[{{offering: '{r.offering}', reason: '...'}}]")
+        rule = (
+            f"implausible price: {per} is " + "; ".join(why) + ". A unit mistake (per month, in cents, per "
+            f"instance)? If the price is right, explain it in the sidecar: {EXCEPTION_KEY}: "
+            f"[{{offering: '{r.offering}', reason: '...'}}]"
+        )
         problems.append(Problem(r.source_file, int(r.source_row), "usd_per_hour", rule, str(r.written)))
     return problems

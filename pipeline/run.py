@@ -129,8 +129,10 @@ def _clean(p: Paths) -> None:
             if old.resolve() not in keep:
                 shutil.rmtree(old, ignore_errors=True)
     shutil.rmtree(p.build / ".staging", ignore_errors=True)
-    for stale in (p.database.with_name(p.database.name + ".staging"),
-                  p.database.with_name(p.database.name + ".staging.wal")):
+    for stale in (
+        p.database.with_name(p.database.name + ".staging"),
+        p.database.with_name(p.database.name + ".staging.wal"),
+    ):
         stale.unlink(missing_ok=True)
 
 
@@ -207,6 +209,7 @@ def build_inputs(p: Paths) -> dict[str, str]:
     """Everything a build reads: every file under sources/ (data files and sidecars; a symlink leaving it is
     refused by the ingest), the pipeline's code, SQL and parameters, the hand-written pages, the MkDocs
     configuration and the locked dependencies. Path -> SHA-256."""
+
     def files(label: str, root: Path, keep=lambda rel: True):
         if root.is_dir():
             for path in root.rglob("*"):
@@ -215,8 +218,11 @@ def build_inputs(p: Paths) -> dict[str, str]:
                     yield f"{label}/{rel.as_posix()}", path
 
     found = [*files("sources", p.sources), *files("pipeline", PACKAGE), *files("site", p.handwritten)]
-    found += [(name, path) for name, path in (("mkdocs.yml", p.mkdocs_config), ("uv.lock", ROOT / "uv.lock"))
-              if path.is_file()]
+    found += [
+        (name, path)
+        for name, path in (("mkdocs.yml", p.mkdocs_config), ("uv.lock", ROOT / "uv.lock"))
+        if path.is_file()
+    ]
     return {name: sha256(path) for name, path in sorted(found)}
 
 
@@ -238,8 +244,11 @@ def _refresh_blocker(p: Paths, inputs: dict[str, str]) -> str:
         recorded = json.loads(_inputs_file(p).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "the last build recorded no list of its inputs"
-    changed = sorted(name for name in recorded.keys() | inputs.keys()
-                     if recorded.get(name) != inputs.get(name) and not _refresh_reads(name))
+    changed = sorted(
+        name
+        for name in recorded.keys() | inputs.keys()
+        if recorded.get(name) != inputs.get(name) and not _refresh_reads(name)
+    )
     if not changed:
         return ""
     shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
@@ -271,8 +280,9 @@ def materialize(selection: dg.AssetSelection | None = None, incremental: bool = 
     return outcome
 
 
-def _materialize(generation: Generation, selection: dg.AssetSelection | None, incremental: bool,
-                 inputs: dict[str, str]) -> Outcome:
+def _materialize(
+    generation: Generation, selection: dg.AssetSelection | None, incremental: bool, inputs: dict[str, str]
+) -> Outcome:
     from .defs.resources import default_resources
 
     started = time.perf_counter()
@@ -299,7 +309,9 @@ def _materialize(generation: Generation, selection: dg.AssetSelection | None, in
         outcome.materialized.append(key)
         if key == "site":
             metadata = event.materialization.metadata
-            outcome.site = {k: metadata[k].value for k in ("html_pages", "pages_rendered", "incremental") if k in metadata}
+            outcome.site = {
+                k: metadata[k].value for k in ("html_pages", "pages_rendered", "incremental") if k in metadata
+            }
     for ev in result.get_asset_check_evaluations():
         name = f"{ev.asset_key.to_user_string()}:{ev.check_name}"
         if ev.passed:

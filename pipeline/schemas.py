@@ -43,13 +43,11 @@ SLUG = r"^[a-z0-9][a-z0-9.\-]*$"
 
 
 def _opt_isin(values):
-    return pa.Check(lambda s: s.isna() | s.isin(values), element_wise=False,
-                    error=f"must be empty or one of {values}")
+    return pa.Check(lambda s: s.isna() | s.isin(values), element_wise=False, error=f"must be empty or one of {values}")
 
 
 def _col(dtype, *checks, nullable=False, description="", unique=False):
-    return pa.Column(dtype, checks=list(checks), nullable=nullable, coerce=True,
-                     description=description, unique=unique)
+    return pa.Column(dtype, checks=list(checks), nullable=nullable, coerce=True, description=description, unique=unique)
 
 
 # ---------------------------------------------------------------- row-wise dataframe checks
@@ -102,8 +100,10 @@ def _sparse_is_twice_dense(df: pd.DataFrame) -> pd.Series:
     k = _compute_key(compute).assign(value=compute["value"], sparsity=compute["sparsity"])
     dense = k[k["sparsity"].eq("dense")].groupby(key)["value"].max().rename("dense")
     joined = k.join(dense, on=key)
-    bad = joined["sparsity"].eq("sparse") & joined["dense"].notna() & (
-        (joined["value"] / joined["dense"] - 2).abs() > 0.04
+    bad = (
+        joined["sparsity"].eq("sparse")
+        & joined["dense"].notna()
+        & ((joined["value"] / joined["dense"] - 2).abs() > 0.04)
     )
     return ~bad.reindex(df.index, fill_value=False)
 
@@ -114,9 +114,11 @@ def _tensor_at_least_vector_fp32(df: pd.DataFrame) -> pd.Series:
     per_gpu = compute["value"] / compute["per_gpus"].fillna(1)
     fp32 = per_gpu[compute["precision"].eq("fp32") & compute["unit_kind"].eq("vector")]
     fp32_by_gpu = fp32.groupby(compute.loc[fp32.index, "gpu_id"]).max()
-    half = compute["precision"].isin(["bf16", "fp16"]) & compute["unit_kind"].eq("tensor") & compute[
-        "sparsity"
-    ].eq("dense")
+    half = (
+        compute["precision"].isin(["bf16", "fp16"])
+        & compute["unit_kind"].eq("tensor")
+        & compute["sparsity"].eq("dense")
+    )
     floor = compute["gpu_id"].map(fp32_by_gpu)
     bad = half & floor.notna() & (per_gpu < floor * 0.999)
     return ~bad.reindex(df.index, fill_value=False)
@@ -132,17 +134,27 @@ def _model_consistent(df: pd.DataFrame) -> pd.Series:
     for col in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
         ok &= ~mla | df[col].notna()
     moe = num("num_experts").fillna(0) > 1
-    ok &= ~moe | (num("experts_per_token").notna() & (num("experts_per_token") <= num("num_experts"))
-                  & (df["published_active_params_b"].notna() | df["params_note"].notna()))
+    ok &= ~moe | (
+        num("experts_per_token").notna()
+        & (num("experts_per_token") <= num("num_experts"))
+        & (df["published_active_params_b"].notna() | df["params_note"].notna())
+    )
     ok &= df["sliding_window"].isna() | df["full_attention_layers"].notna()
     ok &= df["published_params_b"].notna() | df["params_note"].notna()  # no published count: say why
     # linear-attention layers carry the shape of their state; full + windowed + linear layers are the layers
     linear = num("linear_attention_layers").fillna(0) > 0
-    for col in ("linear_key_heads", "linear_value_heads", "linear_key_head_dim", "linear_value_head_dim",
-                "linear_conv_kernel"):
+    for col in (
+        "linear_key_heads",
+        "linear_value_heads",
+        "linear_key_head_dim",
+        "linear_value_head_dim",
+        "linear_conv_kernel",
+    ):
         ok &= ~linear | df[col].notna()
-    ok &= ~linear | (num("full_attention_layers").notna()
-                     & (num("full_attention_layers") + num("linear_attention_layers") == num("layers")))
+    ok &= ~linear | (
+        num("full_attention_layers").notna()
+        & (num("full_attention_layers") + num("linear_attention_layers") == num("layers"))
+    )
     ok &= df["index_head_dim"].isna() | (df["index_n_heads"].notna() & df["index_topk"].notna() & mla)
     ok &= df["window_kind"].isna() | df["sliding_window"].notna()
     # a superseded model names its successor, a model of this catalogue that is itself not superseded
@@ -162,8 +174,12 @@ def _claim_has_value(df: pd.DataFrame) -> pd.Series:
 def gpus_schema() -> pa.DataFrameSchema:
     return pa.DataFrameSchema(
         {
-            "gpu_id": _col(str, pa.Check.str_matches(SLUG), unique=True,
-                           description="vendor-model-form factor-memory, the variant key"),
+            "gpu_id": _col(
+                str,
+                pa.Check.str_matches(SLUG),
+                unique=True,
+                description="vendor-model-form factor-memory, the variant key",
+            ),
             "vendor": _col(str, pa.Check.isin(["nvidia", "amd", "intel"])),
             "family": _col(str, pa.Check.str_matches(SLUG)),
             "name": _col(str),
@@ -218,9 +234,23 @@ def claims_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
             "table_ref": _col(str),
             "row_label": _col(str),
             "gpu_id": _col(str, *gpu_checks),
-            "metric": _col(str, pa.Check.isin(["compute", "memory_size", "memory_bandwidth", "tdp",
-                                               "memory_type", "architecture", "launch_price",
-                                               "release_year", "cuda_cores", "interconnect_bandwidth"])),
+            "metric": _col(
+                str,
+                pa.Check.isin(
+                    [
+                        "compute",
+                        "memory_size",
+                        "memory_bandwidth",
+                        "tdp",
+                        "memory_type",
+                        "architecture",
+                        "launch_price",
+                        "release_year",
+                        "cuda_cores",
+                        "interconnect_bandwidth",
+                    ]
+                ),
+            ),
             "precision": _col(object, _opt_isin(PRECISIONS), nullable=True),
             "sparsity_stated": _col(object, _opt_isin(["sparse", "dense", "unstated"]), nullable=True),
             "value": _col(float, pa.Check.gt(0), nullable=True),
@@ -262,7 +292,8 @@ def _price_in_one_currency(df: pd.DataFrame) -> pd.Series:
     empty (it is converted at the dated exchange rate)."""
     usd = _opt(df, "currency").isna() | _opt(df, "currency").eq("USD")
     return (usd & df["usd_per_hour"].notna() & _opt(df, "amount_per_hour").isna()) | (
-        ~usd & df["usd_per_hour"].isna() & _opt(df, "amount_per_hour").notna())
+        ~usd & df["usd_per_hour"].isna() & _opt(df, "amount_per_hour").notna()
+    )
 
 
 def _median_has_sample(df: pd.DataFrame) -> pd.Series:
@@ -278,8 +309,10 @@ def _host_only_for_split_billing(df: pd.DataFrame) -> pd.Series:
 
 def _inside_scope(df: pd.DataFrame) -> pd.Series:
     """A partial snapshot lists only offers inside the regions and tiers it says it covers."""
+
     def within(values, allowed):
         return [not isinstance(a, str) or v in a.split(",") for v, a in zip(values, allowed)]
+
     ok_region = pd.Series(within(df["region"], _opt(df, "scope_regions")), index=df.index)
     ok_tier = pd.Series(within(df["pricing_tier"], _opt(df, "scope_tiers")), index=df.index)
     ok_count = pd.Series(within(df["gpu_count"].astype(str), _opt(df, "scope_gpu_counts")), index=df.index)
@@ -293,25 +326,36 @@ def prices_schema() -> pa.DataFrameSchema:
             "gpu_name": _col(str),
             "gpu_memory_gb": _col(float, pa.Check.in_range(2, 1024), nullable=True),
             "gpu_count": _col("Int64", pa.Check.in_range(1, 72)),
-            "usd_per_hour": _col(float, pa.Check.gt(0, error="price must be > 0"),
-                                 pa.Check.lt(2_000, error="price above $2,000/hour: wrong unit?"), nullable=True),
+            "usd_per_hour": _col(
+                float,
+                pa.Check.gt(0, error="price must be > 0"),
+                pa.Check.lt(2_000, error="price above $2,000/hour: wrong unit?"),
+                nullable=True,
+            ),
             "pricing_tier": _col(str, pa.Check.isin(TIERS)),
             "statistic": _col(str, pa.Check.isin(["list", "minimum", "median"])),
             "region": _col(str),
             "note": _col(object, nullable=True),
-            **{name: pa.Column(dtype, checks=checks, nullable=True, coerce=True, required=False)
-               for name, dtype, checks in [
-                   ("currency", object, [_opt_isin(CURRENCIES)]),
-                   ("amount_per_hour", float, [pa.Check.gt(0, error="price must be > 0")]),
-                   ("host_usd_per_hour", float, [pa.Check.gt(0, error="host price must be > 0")]),
-                   ("sample_size", "Int64", [pa.Check.ge(1)]),
-                   ("price_basis", object, []), ("scope_regions", object, []), ("scope_tiers", object, []),
-                   ("scope_gpu_counts", object, [])]},
+            **{
+                name: pa.Column(dtype, checks=checks, nullable=True, coerce=True, required=False)
+                for name, dtype, checks in [
+                    ("currency", object, [_opt_isin(CURRENCIES)]),
+                    ("amount_per_hour", float, [pa.Check.gt(0, error="price must be > 0")]),
+                    ("host_usd_per_hour", float, [pa.Check.gt(0, error="host price must be > 0")]),
+                    ("sample_size", "Int64", [pa.Check.ge(1)]),
+                    ("price_basis", object, []),
+                    ("scope_regions", object, []),
+                    ("scope_tiers", object, []),
+                    ("scope_gpu_counts", object, []),
+                ]
+            },
         },
         checks=[
             pa.Check(_price_in_one_currency, error="give usd_per_hour (USD) or currency + amount_per_hour, not both"),
             pa.Check(_median_has_sample, error="sample_size is only for a median or minimum over listings"),
-            pa.Check(_host_only_for_split_billing, error="host_usd_per_hour needs price_basis: gpu_and_host in the sidecar"),
+            pa.Check(
+                _host_only_for_split_billing, error="host_usd_per_hour needs price_basis: gpu_and_host in the sidecar"
+            ),
             pa.Check(_inside_scope, error="offer outside the regions, tiers or GPU counts the sidecar's covers: lists"),
         ],
         unique=["snapshot_id", "offering", "gpu_name", "gpu_count", "pricing_tier", "statistic", "region"],
@@ -333,7 +377,9 @@ def fx_rates_schema() -> pa.DataFrameSchema:
 
 
 def aliases_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
-    gpu_checks = [pa.Check.isin(gpu_ids, error="alias points to a GPU that is in no gpus.csv")] if gpu_ids is not None else []
+    gpu_checks = (
+        [pa.Check.isin(gpu_ids, error="alias points to a GPU that is in no gpus.csv")] if gpu_ids is not None else []
+    )
     return pa.DataFrameSchema(
         {
             "gpu_name": _col(str),
@@ -403,13 +449,18 @@ def models_schema() -> pa.DataFrameSchema:
             "status": _col(str, pa.Check.isin(MODEL_STATUSES), nullable=True),
             "superseded_by": _col(str, pa.Check.str_matches(SLUG), nullable=True),
         },
-        checks=[pa.Check(_model_consistent, error="inconsistent model shape: kv_heads must divide the heads; "
-                         "MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; MoE needs "
-                         "experts_per_token <= num_experts and a published active count; a sliding window needs "
-                         "full_attention_layers; a model without a published count needs a params_note; linear-attention "
-                         "layers need their state's shape and full_attention_layers + linear_attention_layers = layers; "
-                         "an indexer needs index_n_heads, index_topk and MLA; a window_kind needs a sliding_window; status "
-                         "superseded needs superseded_by, a current model of the catalogue, and only it")],
+        checks=[
+            pa.Check(
+                _model_consistent,
+                error="inconsistent model shape: kv_heads must divide the heads; "
+                "MLA needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim; MoE needs "
+                "experts_per_token <= num_experts and a published active count; a sliding window needs "
+                "full_attention_layers; a model without a published count needs a params_note; linear-attention "
+                "layers need their state's shape and full_attention_layers + linear_attention_layers = layers; "
+                "an indexer needs index_n_heads, index_topk and MLA; a window_kind needs a sliding_window; status "
+                "superseded needs superseded_by, a current model of the catalogue, and only it",
+            )
+        ],
         name="models",
     )
 
@@ -432,8 +483,22 @@ def measurements_schema(gpu_ids: list[str] | None = None, model_ids: list[str] |
             "gpu_id": _col(str, *gpu_checks),
             "gpu_as_printed": _col(str),
             "gpu_count": _col("Int64", pa.Check.in_range(1, 1024)),
-            "engine": _col(str, pa.Check.isin(["llama.cpp", "vllm", "tensorrt-llm", "sglang", "mlc-llm", "exllamav2", "llamafile",
-                                               "transformers", "other"])),
+            "engine": _col(
+                str,
+                pa.Check.isin(
+                    [
+                        "llama.cpp",
+                        "vllm",
+                        "tensorrt-llm",
+                        "sglang",
+                        "mlc-llm",
+                        "exllamav2",
+                        "llamafile",
+                        "transformers",
+                        "other",
+                    ]
+                ),
+            ),
             "engine_build": _col(str, nullable=True),
             "split_mode": _col(str, pa.Check.isin(["none", "layer", "row", "tensor", "pipeline"])),
             "format": _col(str, pa.Check.isin(MEASURED_FORMATS)),
@@ -447,8 +512,12 @@ def measurements_schema(gpu_ids: list[str] | None = None, model_ids: list[str] |
             "quote": _col(str),
             "document_id": _col(str),
         },
-        checks=[pa.Check(lambda df: ~(df["split_mode"].eq("none") & (pd.to_numeric(df["gpu_count"]) > 1)),
-                         error="more than one GPU needs a split_mode (layer, row, tensor or pipeline)")],
+        checks=[
+            pa.Check(
+                lambda df: ~(df["split_mode"].eq("none") & (pd.to_numeric(df["gpu_count"]) > 1)),
+                error="more than one GPU needs a split_mode (layer, row, tensor or pipeline)",
+            )
+        ],
         name="measurements",
     )
 
@@ -478,8 +547,9 @@ def _serving_consistent(df: pd.DataFrame) -> pd.Series:
     return unit_ok & concurrency_ok & group_ok
 
 
-def serving_measurements_schema(gpu_ids: list[str] | None = None,
-                                model_ids: list[str] | None = None) -> pa.DataFrameSchema:
+def serving_measurements_schema(
+    gpu_ids: list[str] | None = None, model_ids: list[str] | None = None
+) -> pa.DataFrameSchema:
     gpu_checks = [pa.Check.isin(gpu_ids)] if gpu_ids is not None else []
     model_checks = [pa.Check.isin(model_ids)] if model_ids is not None else []
     return pa.DataFrameSchema(
@@ -507,10 +577,15 @@ def serving_measurements_schema(gpu_ids: list[str] | None = None,
             "quote": _col(str),
             "document_id": _col(str),
         },
-        checks=[pa.Check(_serving_consistent, error="inconsistent serving measurement: the unit must suit the metric "
-                         "(output/total tokens in tokens/s or tokens/s/gpu, per-user tokens/s, ms, requests/s), a "
-                         "concurrency scenario needs its concurrency, and gpu_count must be a multiple of "
-                         "tensor_parallel x pipeline_parallel")],
+        checks=[
+            pa.Check(
+                _serving_consistent,
+                error="inconsistent serving measurement: the unit must suit the metric "
+                "(output/total tokens in tokens/s or tokens/s/gpu, per-user tokens/s, ms, requests/s), a "
+                "concurrency scenario needs its concurrency, and gpu_count must be a multiple of "
+                "tensor_parallel x pipeline_parallel",
+            )
+        ],
         name="serving_measurements",
     )
 
@@ -519,8 +594,9 @@ TRAINING_METHODS = ["pretrain", "full", "lora", "qlora"]
 TRAINING_PRECISIONS = ["bf16", "fp8", "mxfp8", "nvfp4", "not stated"]
 
 
-def training_measurements_schema(gpu_ids: list[str] | None = None,
-                                 model_ids: list[str] | None = None) -> pa.DataFrameSchema:
+def training_measurements_schema(
+    gpu_ids: list[str] | None = None, model_ids: list[str] | None = None
+) -> pa.DataFrameSchema:
     """Published training throughput, one row per run as printed: tokens per second (per GPU or in all) with
     the model's size, the method, precision, sequence length and whether activations were recomputed."""
     gpu_checks = [pa.Check.isin(gpu_ids)] if gpu_ids is not None else []
@@ -545,9 +621,15 @@ def training_measurements_schema(gpu_ids: list[str] | None = None,
             "quote": _col(str),
             "document_id": _col(str),
         },
-        checks=[pa.Check(lambda df: pd.to_numeric(df["active_params_b"], errors="coerce").fillna(0)
-                         <= pd.to_numeric(df["params_b"], errors="coerce"),
-                         error="active_params_b cannot exceed params_b")],
+        checks=[
+            pa.Check(
+                lambda df: (
+                    pd.to_numeric(df["active_params_b"], errors="coerce").fillna(0)
+                    <= pd.to_numeric(df["params_b"], errors="coerce")
+                ),
+                error="active_params_b cannot exceed params_b",
+            )
+        ],
         name="training_measurements",
     )
 
@@ -588,7 +670,11 @@ def validate(schema: pa.DataFrameSchema, frame: pd.DataFrame) -> list[Problem]:
         file = files.loc[index] if has_row else ", ".join(sorted(set(files)))
         row = int(rows.loc[index]) if has_row else None
         check = str(case.check)
-        value = None if case.failure_case is None or (isinstance(case.failure_case, float) and pd.isna(case.failure_case)) else str(case.failure_case)
+        value = (
+            None
+            if case.failure_case is None or (isinstance(case.failure_case, float) and pd.isna(case.failure_case))
+            else str(case.failure_case)
+        )
         if column is None and has_row:
             value = None  # a row-wise dataframe check: the rule names what is wrong
         if check.startswith("coerce_dtype") or "dtype" in check:

@@ -80,35 +80,110 @@ TERMS_REQUIRED = True
 
 
 MODEL_COLUMNS = (
-    "model_id", "name", "family", "developer", "layers", "hidden_size", "intermediate_size",
-    "moe_intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size", "tied_embeddings",
-    "max_context", "attention_kind", "sliding_window", "full_attention_layers", "q_lora_rank", "kv_lora_rank",
-    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_experts", "experts_per_token", "shared_experts",
-    "first_dense_layers", "mlp_kind", "qkv_bias", "linear_bias", "norm_kind", "norms_per_layer",
-    "published_params_b", "published_active_params_b", "params_note", "document_id", "params_document_id",
+    "model_id",
+    "name",
+    "family",
+    "developer",
+    "layers",
+    "hidden_size",
+    "intermediate_size",
+    "moe_intermediate_size",
+    "attention_heads",
+    "kv_heads",
+    "head_dim",
+    "vocab_size",
+    "tied_embeddings",
+    "max_context",
+    "attention_kind",
+    "sliding_window",
+    "full_attention_layers",
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
+    "num_experts",
+    "experts_per_token",
+    "shared_experts",
+    "first_dense_layers",
+    "mlp_kind",
+    "qkv_bias",
+    "linear_bias",
+    "norm_kind",
+    "norms_per_layer",
+    "published_params_b",
+    "published_active_params_b",
+    "params_note",
+    "document_id",
+    "params_document_id",
 )
 # layer kinds beyond full and sliding attention, and how the official checkpoint ships (a file may leave them out):
 # chunked windows (Llama 4), attention sinks (gpt-oss), linear-attention layers with a fixed state per sequence
 # (Qwen3-Next's Gated DeltaNet), a sparse-attention indexer cache (DeepSeek V3.2), multi-token-prediction layers
 # shipped in the checkpoint, and the checkpoint's weight format
 MODEL_OPTIONAL = (
-    "window_kind", "attention_sinks", "linear_attention_layers", "linear_key_heads", "linear_value_heads",
-    "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel", "index_n_heads", "index_head_dim",
-    "index_topk", "mtp_layers", "native_format", "status", "superseded_by",
+    "window_kind",
+    "attention_sinks",
+    "linear_attention_layers",
+    "linear_key_heads",
+    "linear_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel",
+    "index_n_heads",
+    "index_head_dim",
+    "index_topk",
+    "mtp_layers",
+    "native_format",
+    "status",
+    "superseded_by",
 )
 
 
 SERVING_MEASUREMENT_COLUMNS = (
-    "model_id", "model_as_printed", "gpu_id", "gpu_as_printed", "gpu_count", "tensor_parallel", "pipeline_parallel",
-    "engine", "engine_version", "format", "kv_format", "speculative_decoding", "scenario", "concurrency",
-    "input_tokens", "output_tokens", "lengths", "metric", "value", "unit", "quote", "document_id",
+    "model_id",
+    "model_as_printed",
+    "gpu_id",
+    "gpu_as_printed",
+    "gpu_count",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "engine",
+    "engine_version",
+    "format",
+    "kv_format",
+    "speculative_decoding",
+    "scenario",
+    "concurrency",
+    "input_tokens",
+    "output_tokens",
+    "lengths",
+    "metric",
+    "value",
+    "unit",
+    "quote",
+    "document_id",
 )
 
 
 TRAINING_MEASUREMENT_COLUMNS = (
-    "model_id", "model_as_printed", "params_b", "active_params_b", "gpu_id", "gpu_as_printed", "gpu_count",
-    "framework", "method", "precision", "seq_len", "activation_checkpointing", "value", "unit", "printed_mfu",
-    "quote", "document_id",
+    "model_id",
+    "model_as_printed",
+    "params_b",
+    "active_params_b",
+    "gpu_id",
+    "gpu_as_printed",
+    "gpu_count",
+    "framework",
+    "method",
+    "precision",
+    "seq_len",
+    "activation_checkpointing",
+    "value",
+    "unit",
+    "printed_mfu",
+    "quote",
+    "document_id",
 )
 
 
@@ -132,46 +207,98 @@ KINDS: dict[str, SourceKind] = {
             "gpus",
             "specs/*/*/gpus.csv",
             True,
-            ("gpu_id", "vendor", "family", "name", "form_factor", "segment", "architecture",
-             "release_year", "memory_gb", "memory_type", "gpus_per_product", "tensor_cores",
-             "document_id"),
+            (
+                "gpu_id",
+                "vendor",
+                "family",
+                "name",
+                "form_factor",
+                "segment",
+                "architecture",
+                "release_year",
+                "memory_gb",
+                "memory_type",
+                "gpus_per_product",
+                "tensor_cores",
+                "document_id",
+            ),
             True,
         ),
         SourceKind(
             "spec_figures",
             "specs/*/*/figures.csv",
             True,
-            ("gpu_id", "metric", "precision", "unit_kind", "accumulate", "sparsity", "value",
-             "unit", "per_gpus", "document_id", "note"),
+            (
+                "gpu_id",
+                "metric",
+                "precision",
+                "unit_kind",
+                "accumulate",
+                "sparsity",
+                "value",
+                "unit",
+                "per_gpus",
+                "document_id",
+                "note",
+            ),
             True,
         ),
         SourceKind(
             "claims",
             "claims/*/*/claims.csv",
             True,
-            ("table_ref", "row_label", "gpu_id", "metric", "precision", "sparsity_stated",
-             "value", "value_text", "unit", "quote"),
+            (
+                "table_ref",
+                "row_label",
+                "gpu_id",
+                "metric",
+                "precision",
+                "sparsity_stated",
+                "value",
+                "value_text",
+                "unit",
+                "quote",
+            ),
             False,
         ),
         SourceKind(
             "model_claims",
             "claims/*/*/model_claims.csv",
             True,
-            ("table_ref", "row_label", "model_id", "params_b", "vram_gb_claimed",
-             "recommended_gpu", "quote"),
+            ("table_ref", "row_label", "model_id", "params_b", "vram_gb_claimed", "recommended_gpu", "quote"),
             False,
         ),
         SourceKind(
             "prices",
             "prices/*/*/prices.csv",
             True,
-            ("offering", "gpu_name", "gpu_memory_gb", "gpu_count", "usd_per_hour",
-             "pricing_tier", "statistic", "region", "note"),
+            (
+                "offering",
+                "gpu_name",
+                "gpu_memory_gb",
+                "gpu_count",
+                "usd_per_hour",
+                "pricing_tier",
+                "statistic",
+                "region",
+                "note",
+            ),
             False,
             optional=("currency", "amount_per_hour", "host_usd_per_hour", "sample_size"),
-            sidecar_columns=("snapshot_kind", "scope", "scope_gpus", "scope_regions", "scope_tiers", "scope_gpu_counts",
-                             "price_basis", "billing", "min_commitment", "observed_date_known",
-                             "observed_no_later_than", "market"),
+            sidecar_columns=(
+                "snapshot_kind",
+                "scope",
+                "scope_gpus",
+                "scope_regions",
+                "scope_tiers",
+                "scope_gpu_counts",
+                "price_basis",
+                "billing",
+                "min_commitment",
+                "observed_date_known",
+                "observed_no_later_than",
+                "market",
+            ),
         ),
         SourceKind(
             "fx_rates",
@@ -199,9 +326,26 @@ KINDS: dict[str, SourceKind] = {
             "measurements",
             "measurements/*/*/measurements.csv",
             True,
-            ("model_id", "model_as_printed", "gpu_id", "gpu_as_printed", "gpu_count", "engine", "engine_build",
-             "split_mode", "format", "batch_size", "prompt_tokens", "generated_tokens", "flash_attention",
-             "metric", "value", "unit", "quote", "document_id"),
+            (
+                "model_id",
+                "model_as_printed",
+                "gpu_id",
+                "gpu_as_printed",
+                "gpu_count",
+                "engine",
+                "engine_build",
+                "split_mode",
+                "format",
+                "batch_size",
+                "prompt_tokens",
+                "generated_tokens",
+                "flash_attention",
+                "metric",
+                "value",
+                "unit",
+                "quote",
+                "document_id",
+            ),
             True,
         ),
         SourceKind(
@@ -222,8 +366,7 @@ KINDS: dict[str, SourceKind] = {
 }
 
 # columns every raw table carries besides the file's own
-PROVENANCE_COLUMNS = ("source_id", "snapshot_id", "collection", "snapshot_date", "source_file",
-                      "source_row")
+PROVENANCE_COLUMNS = ("source_id", "snapshot_id", "collection", "snapshot_date", "source_file", "source_row")
 
 
 def sha256(path: Path) -> str:
@@ -249,12 +392,22 @@ def decode(data: bytes, rel: str) -> tuple[str | None, list[Problem]]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, [Problem(rel, line, None, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at character "
-                                               f"{column} of the line (save the file as UTF-8)")]
+        return None, [
+            Problem(
+                rel,
+                line,
+                None,
+                f"not valid UTF-8: byte 0x{data[exc.start]:02x} at character "
+                f"{column} of the line (save the file as UTF-8)",
+            )
+        ]
     if "\x00" in text:
         at = text.index("\x00")
-        return None, [Problem(rel, text.count("\n", 0, at) + 1, None,
-                              "NUL byte in the file (binary data, or a file saved as UTF-16?)")]
+        return None, [
+            Problem(
+                rel, text.count("\n", 0, at) + 1, None, "NUL byte in the file (binary data, or a file saved as UTF-16?)"
+            )
+        ]
     return text.removeprefix("\ufeff"), []
 
 
@@ -269,13 +422,18 @@ def parse_csv(text: str, rel: str) -> tuple[list[str], list[tuple[int, list[str]
             rows.append((start, cells))
             start = reader.line_num + 1
     except csv.Error as exc:
-        detail = ("a quoted field is never closed (the file ends inside it)" if "end of data" in str(exc)
-                  else f"malformed CSV: {exc}")
+        detail = (
+            "a quoted field is never closed (the file ends inside it)"
+            if "end of data" in str(exc)
+            else f"malformed CSV: {exc}"
+        )
         return [], [], [Problem(rel, start, None, detail)]
     if not rows:
         return [], [], [Problem(rel, None, None, "file is empty (no header)")]
     header = [h.strip() for h in rows[0][1]]
-    problems = [Problem(rel, 1, None, f"column {i} of the header has no name") for i, h in enumerate(header, 1) if not h]
+    problems = [
+        Problem(rel, 1, None, f"column {i} of the header has no name") for i, h in enumerate(header, 1) if not h
+    ]
     seen: set[str] = set()
     for h in header:
         if h and h in seen:
@@ -289,10 +447,17 @@ def parse_csv(text: str, rel: str) -> tuple[list[str], list[tuple[int, list[str]
 # in the title. Raw IP addresses name no publisher.
 NOT_A_PUBLISHER = (
     (re.compile(r"^\d{1,3}(\.\d{1,3}){3}$|^\[[0-9a-f:]+\]$"), "a raw IP address names no publisher"),
-    (re.compile(r"(^|\.)(workers\.dev|vercel\.app|netlify\.app|pages\.dev|herokuapp\.com|ngrok\.io|ngrok-free\.app)$"),
-     "a preview or mirror deployment, not the publisher's own host"),
+    (
+        re.compile(
+            r"(^|\.)(workers\.dev|vercel\.app|netlify\.app|pages\.dev|herokuapp\.com|ngrok\.io|ngrok-free\.app)$"
+        ),
+        "a preview or mirror deployment, not the publisher's own host",
+    ),
     (re.compile(r"proxy|proxies"), "a proxy host serving someone else's page"),
-    (re.compile(r"(^|\.)(?!www\.)[^.]+\.anandtech\.com$"), "a mirror of anandtech.com (the publisher's host is www.anandtech.com)"),
+    (
+        re.compile(r"(^|\.)(?!www\.)[^.]+\.anandtech\.com$"),
+        "a mirror of anandtech.com (the publisher's host is www.anandtech.com)",
+    ),
 )
 
 
@@ -306,8 +471,16 @@ def check_url(value, where: str, key: str) -> list[Problem]:
     host, path = url_host(value), urllib.parse.urlsplit(value).path.lower() if "://" in value else ""
     for pattern, why in NOT_A_PUBLISHER:
         if pattern.search(host) or (why.startswith("a proxy") and pattern.search(path)):
-            return [Problem(where, None, key, f"not the publisher's address: {why}; cite the original address and "
-                            "name the copy read in the title", value)]
+            return [
+                Problem(
+                    where,
+                    None,
+                    key,
+                    f"not the publisher's address: {why}; cite the original address and "
+                    "name the copy read in the title",
+                    value,
+                )
+            ]
     return []
 
 
@@ -348,8 +521,14 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     if not side.exists():
         return {}, [Problem(rel, None, None, f"missing provenance sidecar {side.name}")]
     if not inside(side, root):
-        return {}, [Problem(side_rel, None, None, f"a symlink that leaves sources/ (to {side.resolve()}): "
-                                                  "copy the file into sources/ instead")]
+        return {}, [
+            Problem(
+                side_rel,
+                None,
+                None,
+                f"a symlink that leaves sources/ (to {side.resolve()}): copy the file into sources/ instead",
+            )
+        ]
     text, bad = decode(side.read_bytes(), side_rel)
     if bad:
         return {}, bad
@@ -364,8 +543,7 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
         if meta.get(key) in (None, ""):
             problems.append(Problem(side_rel, None, key, "required sidecar field is missing"))
     if meta.get("kind") and meta["kind"] not in SIDECAR_KINDS:
-        problems.append(Problem(side_rel, None, "kind", f"must be one of {sorted(SIDECAR_KINDS)}",
-                                str(meta["kind"])))
+        problems.append(Problem(side_rel, None, "kind", f"must be one of {sorted(SIDECAR_KINDS)}", str(meta["kind"])))
     for key in ("accessed_on", "published_on"):
         if meta.get(key) not in (None, "") and _as_date(meta[key]) is None:
             problems.append(Problem(side_rel, None, key, "must be a date YYYY-MM-DD", str(meta[key])))
@@ -378,8 +556,7 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     if checksum:
         actual = "sha256:" + sha256(data_file)
         if checksum != actual:
-            problems.append(Problem(side_rel, None, "checksum",
-                                    f"does not match the data file ({actual})", checksum))
+            problems.append(Problem(side_rel, None, "checksum", f"does not match the data file ({actual})", checksum))
     docs = meta.get("documents") or []
     if not isinstance(docs, list):
         problems.append(Problem(side_rel, None, "documents", "must be a list"))
@@ -390,8 +567,11 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
             continue
         problems += check_url(doc["url"], side_rel, f"documents[{i}].url")
         if doc.get("kind") and doc["kind"] not in SIDECAR_KINDS:
-            problems.append(Problem(side_rel, None, f"documents[{i}].kind",
-                                    f"must be one of {sorted(SIDECAR_KINDS)}", str(doc["kind"])))
+            problems.append(
+                Problem(
+                    side_rel, None, f"documents[{i}].kind", f"must be one of {sorted(SIDECAR_KINDS)}", str(doc["kind"])
+                )
+            )
     meta["documents"] = [d for d in docs if isinstance(d, dict)]
     return meta, problems
 
@@ -416,12 +596,14 @@ def _load_terms(path: Path, rel: str, _mtime: int, _size: int) -> tuple[dict, li
     except yaml.YAMLError as exc:
         return {}, [Problem(rel, None, None, f"not valid YAML: {exc}")]
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        return {}, [Problem(rel, None, None, "must map each key to a terms block "
-                                             f"({', '.join(TERMS_KEYS)})")]
+        return {}, [Problem(rel, None, None, f"must map each key to a terms block ({', '.join(TERMS_KEYS)})")]
     problems = []
     for key, block in data.items():
-        problems += [Problem(rel, None, f"{key}.{p.column.split('.', 1)[1]}", p.rule, p.value)
-                     for p in _check_block(block, rel) if p.column]
+        problems += [
+            Problem(rel, None, f"{key}.{p.column.split('.', 1)[1]}", p.rule, p.value)
+            for p in _check_block(block, rel)
+            if p.column
+        ]
     return data, problems
 
 
@@ -432,8 +614,15 @@ def resolve_terms(meta: dict, root: Path, side_rel: str) -> list[Problem]:
         return []
     registry, _ = load_terms(root)  # the file's own problems are reported once, by check_all
     if key not in registry:
-        return [Problem(side_rel, None, "terms", f"names no terms of sources/{TERMS_FILE} "
-                                                 f"(known: {', '.join(sorted(registry)) or 'none'})", key)]
+        return [
+            Problem(
+                side_rel,
+                None,
+                "terms",
+                f"names no terms of sources/{TERMS_FILE} (known: {', '.join(sorted(registry)) or 'none'})",
+                key,
+            )
+        ]
     meta["terms_key"] = key
     meta["terms"] = dict(registry[key])
     return []
@@ -448,12 +637,14 @@ def _check_block(terms: dict, side_rel: str) -> list[Problem]:
     if terms.get("url"):
         problems += check_url(terms["url"], side_rel, "terms.url")
     if terms.get("read_on") not in (None, "") and _as_date(terms["read_on"]) is None:
-        problems.append(Problem(side_rel, None, "terms.read_on", "must be a date YYYY-MM-DD or null",
-                                str(terms["read_on"])))
+        problems.append(
+            Problem(side_rel, None, "terms.read_on", "must be a date YYYY-MM-DD or null", str(terms["read_on"]))
+        )
     for key in ("automated_collection", "republication"):
         if terms.get(key) not in (None, "") and terms[key] not in TERMS_ANSWERS:
-            problems.append(Problem(side_rel, None, f"terms.{key}", f"must be one of {', '.join(TERMS_ANSWERS)}",
-                                    str(terms[key])))
+            problems.append(
+                Problem(side_rel, None, f"terms.{key}", f"must be one of {', '.join(TERMS_ANSWERS)}", str(terms[key]))
+            )
     return problems
 
 
@@ -468,21 +659,44 @@ def check_terms(meta: dict, side_rel: str) -> list[Problem]:
     if terms is None and not TERMS_REQUIRED:
         return []
     if not isinstance(terms, dict):
-        return [Problem(side_rel, None, "terms", "required sidecar field is missing: the terms of use of the source "
-                        f"({', '.join(TERMS_KEYS)}; answers {'/'.join(TERMS_ANSWERS)})")]
+        return [
+            Problem(
+                side_rel,
+                None,
+                "terms",
+                "required sidecar field is missing: the terms of use of the source "
+                f"({', '.join(TERMS_KEYS)}; answers {'/'.join(TERMS_ANSWERS)})",
+            )
+        ]
     problems = _check_block(terms, side_rel)
     if meta.get("collected_by") not in (None, "") and meta["collected_by"] not in COLLECTORS:
-        problems.append(Problem(side_rel, None, "collected_by", f"must be one of {', '.join(COLLECTORS)}",
-                                str(meta["collected_by"])))
+        problems.append(
+            Problem(
+                side_rel, None, "collected_by", f"must be one of {', '.join(COLLECTORS)}", str(meta["collected_by"])
+            )
+        )
     if terms.get("republication") == "forbidden":
-        problems.append(Problem(side_rel, None, "terms.republication",
-                                f"refused: the terms read at {terms.get('url')} forbid republishing this source "
-                                f"({terms.get('summary')}); remove the snapshot", "forbidden"))
+        problems.append(
+            Problem(
+                side_rel,
+                None,
+                "terms.republication",
+                f"refused: the terms read at {terms.get('url')} forbid republishing this source "
+                f"({terms.get('summary')}); remove the snapshot",
+                "forbidden",
+            )
+        )
     if terms.get("automated_collection") == "forbidden" and collected_by_program(meta):
-        problems.append(Problem(side_rel, None, "terms.automated_collection",
-                                f"refused: a program collected this snapshot, and the terms read at {terms.get('url')} "
-                                f"forbid automated collection ({terms.get('summary')}); remove the snapshot",
-                                "forbidden"))
+        problems.append(
+            Problem(
+                side_rel,
+                None,
+                "terms.automated_collection",
+                f"refused: a program collected this snapshot, and the terms read at {terms.get('url')} "
+                f"forbid automated collection ({terms.get('summary')}); remove the snapshot",
+                "forbidden",
+            )
+        )
     return problems
 
 
@@ -490,8 +704,10 @@ def collection_refusal(provider: str, terms: dict, sidecar: str) -> str:
     """Why a fetcher may not collect `provider`'s prices ('' when it may): the terms recorded in `sidecar`
     (sources/terms.yml under the provider's id, else its newest snapshot's sidecar) forbid automated collection."""
     if terms.get("automated_collection") == "forbidden":
-        return (f"{provider}: refused, the terms recorded in {sidecar} (read {terms.get('read_on')} at "
-                f"{terms.get('url')}) forbid automated collection: {terms.get('summary')}")
+        return (
+            f"{provider}: refused, the terms recorded in {sidecar} (read {terms.get('read_on')} at "
+            f"{terms.get('url')}) forbid automated collection: {terms.get('summary')}"
+        )
     return ""
 
 
@@ -508,13 +724,27 @@ def _check_dates(meta: dict, data_file: Path, side_rel: str) -> list[Problem]:
         return []
     gap = (accessed - folder).days
     if gap < -ACCESS_TOLERANCE_DAYS:
-        return [Problem(side_rel, None, "accessed_on",
-                        f"is {-gap} days before the snapshot folder's date {folder}: a source cannot be read before "
-                        f"the day its snapshot stands for (tolerance {ACCESS_TOLERANCE_DAYS} days)", str(accessed))]
+        return [
+            Problem(
+                side_rel,
+                None,
+                "accessed_on",
+                f"is {-gap} days before the snapshot folder's date {folder}: a source cannot be read before "
+                f"the day its snapshot stands for (tolerance {ACCESS_TOLERANCE_DAYS} days)",
+                str(accessed),
+            )
+        ]
     if gap > ACCESS_TOLERANCE_DAYS and _as_date(meta.get("published_on")) != folder:
-        return [Problem(side_rel, None, "accessed_on",
-                        f"is {gap} days after the snapshot folder's date {folder} (tolerance {ACCESS_TOLERANCE_DAYS} "
-                        f"days); a copy read later from an archive states published_on: {folder}", str(accessed))]
+        return [
+            Problem(
+                side_rel,
+                None,
+                "accessed_on",
+                f"is {gap} days after the snapshot folder's date {folder} (tolerance {ACCESS_TOLERANCE_DAYS} "
+                f"days); a copy read later from an archive states published_on: {folder}",
+                str(accessed),
+            )
+        ]
     return []
 
 
@@ -524,27 +754,42 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
     problems: list[Problem] = []
     kind = meta.get("kind")
     if kind and kind not in PRICE_KINDS:
-        problems.append(Problem(side_rel, None, "kind", f"a price snapshot's kind must be one of {list(PRICE_KINDS)}",
-                                str(kind)))
+        problems.append(
+            Problem(side_rel, None, "kind", f"a price snapshot's kind must be one of {list(PRICE_KINDS)}", str(kind))
+        )
     scope = meta.get("scope")
     covers = meta.get("covers") or {}
     if scope not in ("full", "partial"):
-        problems.append(Problem(side_rel, None, "scope",
-                                "must be 'full' (the provider's whole list) or 'partial' (with covers:)", str(scope)))
+        problems.append(
+            Problem(
+                side_rel,
+                None,
+                "scope",
+                "must be 'full' (the provider's whole list) or 'partial' (with covers:)",
+                str(scope),
+            )
+        )
     if not isinstance(covers, dict) or any(k not in SCOPE_KEYS for k in covers):
-        problems.append(Problem(side_rel, None, "covers", f"must map some of {list(SCOPE_KEYS)} to lists",
-                                str(covers)))
+        problems.append(Problem(side_rel, None, "covers", f"must map some of {list(SCOPE_KEYS)} to lists", str(covers)))
         covers = {}
     for key, values in covers.items():
         names = isinstance(values, list) and values and all(isinstance(v, str) and v for v in values)
-        counts = key == "gpu_counts" and isinstance(values, list) and values and all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values)
+        counts = (
+            key == "gpu_counts"
+            and isinstance(values, list)
+            and values
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values)
+        )
         if not (names or counts):
             problems.append(Problem(side_rel, None, f"covers.{key}", "must be a non-empty list of names", str(values)))
     if scope == "partial" and not covers:
-        problems.append(Problem(side_rel, None, "covers", "a partial snapshot must say which GPUs, regions or tiers it covers"))
+        problems.append(
+            Problem(side_rel, None, "covers", "a partial snapshot must say which GPUs, regions or tiers it covers")
+        )
     if scope == "full" and covers:
-        problems.append(Problem(side_rel, None, "covers", "a full snapshot covers everything: drop covers: or say scope: partial"))
+        problems.append(
+            Problem(side_rel, None, "covers", "a full snapshot covers everything: drop covers: or say scope: partial")
+        )
     basis = meta.get("price_basis")
     if basis not in PRICE_BASES:
         problems.append(Problem(side_rel, None, "price_basis", f"must be one of {list(PRICE_BASES)}", str(basis)))
@@ -558,22 +803,38 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
     bound = meta.get("observed_no_later_than")
     if bound is not None:
         if date_known is not False:
-            problems.append(Problem(side_rel, None, "observed_no_later_than",
-                                    "is only for an undated copy (observed_date_known: false)", str(bound)))
+            problems.append(
+                Problem(
+                    side_rel,
+                    None,
+                    "observed_no_later_than",
+                    "is only for an undated copy (observed_date_known: false)",
+                    str(bound),
+                )
+            )
         elif _as_date(bound) is None:
-            problems.append(Problem(side_rel, None, "observed_no_later_than", "must be a date (YYYY-MM-DD)", str(bound)))
+            problems.append(
+                Problem(side_rel, None, "observed_no_later_than", "must be a date (YYYY-MM-DD)", str(bound))
+            )
 
     def joined(key):
         values = covers.get(key) if isinstance(covers.get(key), list) else None
         return ",".join(str(v) for v in values) if values else None
 
-    facts = {"snapshot_kind": kind, "scope": scope, "scope_gpus": joined("gpus"), "scope_regions": joined("regions"),
-             "scope_tiers": joined("tiers"), "scope_gpu_counts": joined("gpu_counts"), "price_basis": basis,
-             "billing": None if meta.get("billing") is None else str(meta["billing"]),
-             "min_commitment": None if meta.get("min_commitment") is None else str(meta["min_commitment"]),
-             "observed_date_known": "true" if date_known is not False else "false",
-             "observed_no_later_than": None if _as_date(bound) is None else _as_date(bound).isoformat(),
-             "market": str(market)}
+    facts = {
+        "snapshot_kind": kind,
+        "scope": scope,
+        "scope_gpus": joined("gpus"),
+        "scope_regions": joined("regions"),
+        "scope_tiers": joined("tiers"),
+        "scope_gpu_counts": joined("gpu_counts"),
+        "price_basis": basis,
+        "billing": None if meta.get("billing") is None else str(meta["billing"]),
+        "min_commitment": None if meta.get("min_commitment") is None else str(meta["min_commitment"]),
+        "observed_date_known": "true" if date_known is not False else "false",
+        "observed_no_later_than": None if _as_date(bound) is None else _as_date(bound).isoformat(),
+        "market": str(market),
+    }
     return facts, problems
 
 
@@ -593,9 +854,16 @@ def discover(root: Path, kind: SourceKind) -> list[Path]:
 
 def outside(root: Path, kind: SourceKind) -> list[Problem]:
     """Files of one kind reached through a symlink that leaves the sources folder: never read."""
-    return [Problem(str(p.relative_to(root.parent)), None, None,
-                    f"a symlink that leaves sources/ (to {p.resolve()}): copy the files into sources/ instead")
-            for p in sorted(root.glob(kind.pattern)) if not inside(p, root)]
+    return [
+        Problem(
+            str(p.relative_to(root.parent)),
+            None,
+            None,
+            f"a symlink that leaves sources/ (to {p.resolve()}): copy the files into sources/ instead",
+        )
+        for p in sorted(root.glob(kind.pattern))
+        if not inside(p, root)
+    ]
 
 
 def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], list[Problem]]:
@@ -612,7 +880,9 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
         if kind.dated and _as_date(date) is None:
             problems.append(Problem(rel, None, None, "folder name must be a date YYYY-MM-DD", date))
         elif kind.dated and _as_date(date) > build_date():
-            problems.append(Problem(rel, None, None, f"snapshot folder dated after the build date {build_date()}", date))
+            problems.append(
+                Problem(rel, None, None, f"snapshot folder dated after the build date {build_date()}", date)
+            )
         text, bad = decode(path.read_bytes(), rel)
         header, rows, bad = parse_csv(text, rel) if text is not None else ([], [], bad)
         if bad:
@@ -635,13 +905,26 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
         numbered = [(line, r) for line, r in rows if any(cell.strip() for cell in r)]
         withdrawn = meta.get(WITHDRAWN_KEY) is True
         if kind.name == "prices" and withdrawn and numbered:
-            problems.append(Problem(sidecar_rel(rel), None, WITHDRAWN_KEY,
-                                    f"declares that the provider withdrew every offer, but the file lists {len(numbered)}"))
+            problems.append(
+                Problem(
+                    sidecar_rel(rel),
+                    None,
+                    WITHDRAWN_KEY,
+                    f"declares that the provider withdrew every offer, but the file lists {len(numbered)}",
+                )
+            )
             continue
         if kind.name == "prices" and not numbered and not withdrawn:
             # read as the provider's whole current list, an empty snapshot would silently empty the provider
-            problems.append(Problem(rel, None, None, "a price snapshot with a header but no offer (a provider that "
-                                                     f"withdrew every offer: say `{WITHDRAWN_KEY}: true` in the sidecar)"))
+            problems.append(
+                Problem(
+                    rel,
+                    None,
+                    None,
+                    "a price snapshot with a header but no offer (a provider that "
+                    f"withdrew every offer: say `{WITHDRAWN_KEY}: true` in the sidecar)",
+                )
+            )
             continue
         if not numbered:  # a declared withdrawal: the snapshot stands, with no offer
             records.append({"snapshot_id": snapshot_id, "file": rel, "meta": meta, "rows": 0})
@@ -694,14 +977,27 @@ def source_rows(records: list[dict]) -> list[dict]:
             "checksum": meta.get("checksum"),
             "rows": rec["rows"],
         }
-        out.append({**base, "source_id": rec["snapshot_id"], "title": meta.get("title"),
-                    "url": meta.get("url"),
-                    "published_on": str(_as_date(meta.get("published_on")) or "") or None})
+        out.append(
+            {
+                **base,
+                "source_id": rec["snapshot_id"],
+                "title": meta.get("title"),
+                "url": meta.get("url"),
+                "published_on": str(_as_date(meta.get("published_on")) or "") or None,
+            }
+        )
         for doc in meta.get("documents", []):
-            out.append({**base, "source_id": doc["id"], "kind": doc.get("kind") or meta.get("kind"),
-                        "title": doc.get("title") or meta.get("title"),
-                        "url": doc.get("url"), "publisher": doc.get("publisher") or meta.get("publisher"),
-                        "published_on": str(_as_date(doc.get("published_on")) or "") or None})
+            out.append(
+                {
+                    **base,
+                    "source_id": doc["id"],
+                    "kind": doc.get("kind") or meta.get("kind"),
+                    "title": doc.get("title") or meta.get("title"),
+                    "url": doc.get("url"),
+                    "publisher": doc.get("publisher") or meta.get("publisher"),
+                    "published_on": str(_as_date(doc.get("published_on")) or "") or None,
+                }
+            )
     return out
 
 

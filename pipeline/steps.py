@@ -92,13 +92,37 @@ def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int
             meta, probs = read_sidecar(path, sources_dir)
             problems += probs
             rows = max(0, sum(1 for line in path.read_bytes().splitlines() if line.strip()) - 1)
-            records.append({"snapshot_id": str(path.relative_to(sources_dir).with_suffix("")),
-                            "file": str(path.relative_to(sources_dir.parent)), "meta": meta, "rows": rows})
+            records.append(
+                {
+                    "snapshot_id": str(path.relative_to(sources_dir).with_suffix("")),
+                    "file": str(path.relative_to(sources_dir.parent)),
+                    "meta": meta,
+                    "rows": rows,
+                }
+            )
     rows = source_rows(records)
-    frame = pd.DataFrame(rows, columns=["source_id", "kind", "title", "publisher", "url", "accessed_on",
-                                        "published_on", "licence", "terms_url", "terms_read_on",
-                                        "terms_automated_collection", "terms_republication", "terms_summary",
-                                        "snapshot_id", "file", "checksum", "rows"])
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "source_id",
+            "kind",
+            "title",
+            "publisher",
+            "url",
+            "accessed_on",
+            "published_on",
+            "licence",
+            "terms_url",
+            "terms_read_on",
+            "terms_automated_collection",
+            "terms_republication",
+            "terms_summary",
+            "snapshot_id",
+            "file",
+            "checksum",
+            "rows",
+        ],
+    )
     clash = frame.groupby("source_id")["url"].nunique()
     for source_id in clash[clash > 1].index:
         files = ", ".join(sorted(set(frame.loc[frame["source_id"] == source_id, "file"])))
@@ -119,35 +143,56 @@ def validate_raw(con: duckdb.DuckDBPyConnection, kind_name: str) -> list[Problem
     known = {}
     for arg, upstream in RAW_FOREIGN_KEYS.get(kind_name, []):
         key = "gpu_id" if upstream == "gpus" else "model_id"
-        known[arg] = [r[0] for r in con.execute(f"select distinct {key} from raw_{upstream} where {key} is not null").fetchall()]
+        known[arg] = [
+            r[0] for r in con.execute(f"select distinct {key} from raw_{upstream} where {key} is not null").fetchall()
+        ]
     schema = factory(**known)
     return schemas.validate(schema, frame)
 
 
 # ------------------------------------------------------------------ parameters
-def load_parameters(con: duckdb.DuckDBPyConnection, parameters_file: Path = PARAMETERS_FILE,
-                    ranking_file: Path = RANKING_FILE) -> int:
+def load_parameters(
+    con: duckdb.DuckDBPyConnection, parameters_file: Path = PARAMETERS_FILE, ranking_file: Path = RANKING_FILE
+) -> int:
     """core_parameters and core_ranking_weights from the YAML files, plus the SQL macros
     `param(name)` and `param_list(name)` the SQL stage reads them with."""
     params, ranking = assumptions.load(parameters_file, ranking_file)
     rows = []
     for name, spec in params.items():
         value = spec["value"]
-        rows.append({
-            "name": name,
-            "value": float(value) if isinstance(value, (int, float)) else None,
-            "value_list": [float(v) for v in value] if isinstance(value, list) else None,
-            "value_text": value if isinstance(value, str) else None,
-            "unit": spec.get("unit"),
-            "description": spec.get("description"),
-            "citation": spec.get("citation"),
-        })
-    rows.append({"name": "reference_model", "value": None, "value_list": None,
-                 "value_text": ranking["reference_model"], "unit": "model",
-                 "description": "Model whose decode speed feeds the inference ranking", "citation": None})
-    rows.append({"name": "reference_training_model", "value": None, "value_list": None,
-                 "value_text": ranking["reference_training_model"], "unit": "model",
-                 "description": "Model whose fine-tuning throughput feeds the training ranking", "citation": None})
+        rows.append(
+            {
+                "name": name,
+                "value": float(value) if isinstance(value, (int, float)) else None,
+                "value_list": [float(v) for v in value] if isinstance(value, list) else None,
+                "value_text": value if isinstance(value, str) else None,
+                "unit": spec.get("unit"),
+                "description": spec.get("description"),
+                "citation": spec.get("citation"),
+            }
+        )
+    rows.append(
+        {
+            "name": "reference_model",
+            "value": None,
+            "value_list": None,
+            "value_text": ranking["reference_model"],
+            "unit": "model",
+            "description": "Model whose decode speed feeds the inference ranking",
+            "citation": None,
+        }
+    )
+    rows.append(
+        {
+            "name": "reference_training_model",
+            "value": None,
+            "value_list": None,
+            "value_text": ranking["reference_training_model"],
+            "unit": "model",
+            "description": "Model whose fine-tuning throughput feeds the training ranking",
+            "citation": None,
+        }
+    )
     frame = pd.DataFrame(rows)
     con.execute("""create or replace table core_parameters (
         name varchar primary key, value double, value_list double[], value_text varchar,
@@ -184,6 +229,7 @@ def sql_tables() -> dict[str, set[str]]:
     """Every derived table defined by a pipeline/sql/<table>.sql file, with the tables it reads."""
     stems = [p.stem for p in sorted(SQL_DIR.glob("*.sql")) if p.stem != "views"]
     known = set(stems) | {f"raw_{k}" for k in KINDS} | {"core_sources", "core_parameters", "core_ranking_weights"}
+
     def code(name: str) -> str:  # comments may name other tables; only the query counts
         return re.sub(r"--[^\n]*", "", sql_text(name))
 
@@ -215,5 +261,7 @@ def view_reads() -> dict[str, set[str]]:
 
 def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     con.execute(sql_text("views"))
-    return [r[0] for r in con.execute(
-        "select view_name from duckdb_views() where not internal order by view_name").fetchall()]
+    return [
+        r[0]
+        for r in con.execute("select view_name from duckdb_views() where not internal order by view_name").fetchall()
+    ]

@@ -11,8 +11,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write_source(root: Path, rel: str, header: list[str], rows: list[list], kind: str = "vendor_document",
-                 documents: list[str] = ("doc-a",), **meta) -> Path:
+def write_source(
+    root: Path,
+    rel: str,
+    header: list[str],
+    rows: list[list],
+    kind: str = "vendor_document",
+    documents: list[str] = ("doc-a",),
+    **meta,
+) -> Path:
     """Write a CSV and its provenance sidecar (with a correct checksum) under root."""
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -23,12 +30,14 @@ def write_source(root: Path, rel: str, header: list[str], rows: list[list], kind
     path.write_text(buf.getvalue(), encoding="utf-8")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     docs = "".join(f"  - id: {d}\n    title: Test document {d}\n    url: https://example.com/{d}\n" for d in documents)
-    side = (f"title: {meta.get('title', 'Test source')}\npublisher: Test\nkind: {kind}\n"
-            f"url: https://example.com/\naccessed_on: 2026-11-22\npublished_on: null\nlicence: test\n"
-            f"checksum: sha256:{digest}\n"
-            "terms:\n  url: https://example.com/terms\n  read_on: 2026-11-22\n  automated_collection: not-stated\n"
-            "  republication: not-stated\n  summary: Test terms, silent on programs and republication.\n"
-            + (f"documents:\n{docs}" if docs else ""))
+    side = (
+        f"title: {meta.get('title', 'Test source')}\npublisher: Test\nkind: {kind}\n"
+        f"url: https://example.com/\naccessed_on: 2026-11-22\npublished_on: null\nlicence: test\n"
+        f"checksum: sha256:{digest}\n"
+        "terms:\n  url: https://example.com/terms\n  read_on: 2026-11-22\n  automated_collection: not-stated\n"
+        "  republication: not-stated\n  summary: Test terms, silent on programs and republication.\n"
+        + (f"documents:\n{docs}" if docs else "")
+    )
     path.with_suffix(".source.yml").write_text(side, encoding="utf-8")
     return path
 

@@ -12,21 +12,30 @@ from pipeline.config import paths
 from pipeline.run import price_selection
 
 price_refresh = dg.define_asset_job(
-    "price_refresh", selection=price_selection(),
-    description="Price inputs, everything downstream of them (pages and site included), and the source register.")
+    "price_refresh",
+    selection=price_selection(),
+    description="Price inputs, everything downstream of them (pages and site included), and the source register.",
+)
 
 daily_prices = dg.ScheduleDefinition(
-    name="daily_price_refresh", job=price_refresh, cron_schedule="0 6 * * *",
+    name="daily_price_refresh",
+    job=price_refresh,
+    cron_schedule="0 6 * * *",
     default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="Rebuild price-dependent assets every morning (turn on in a deployment).")
+    description="Rebuild price-dependent assets every morning (turn on in a deployment).",
+)
 
 
 def snapshot_folders(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.glob("prices/*/*") if p.is_dir())
 
 
-@dg.sensor(job=price_refresh, minimum_interval_seconds=300, default_status=dg.DefaultSensorStatus.STOPPED,
-           description="Starts a price refresh when a new dated snapshot folder appears under sources/prices/.")
+@dg.sensor(
+    job=price_refresh,
+    minimum_interval_seconds=300,
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Starts a price refresh when a new dated snapshot folder appears under sources/prices/.",
+)
 def new_price_snapshot(context: dg.SensorEvaluationContext):
     folders = snapshot_folders(paths().sources)
     newest = folders[-1] if folders else ""
@@ -38,8 +47,10 @@ def new_price_snapshot(context: dg.SensorEvaluationContext):
             yield dg.RunRequest(run_key=cursor[-200:], tags={"snapshot": newest})
 
 
-@dg.op(description="Fetch a dated snapshot from every public price API (network); a provider that fails is "
-                   "logged and skipped, and an existing snapshot of today is never overwritten.")
+@dg.op(
+    description="Fetch a dated snapshot from every public price API (network); a provider that fails is "
+    "logged and skipped, and an existing snapshot of today is never overwritten."
+)
 def fetch_public_prices(context) -> list[str]:
     from pipeline.fetch import FETCHERS, FetchError, fetch_regions, may_collect, snapshot_regions, write_snapshot
 
@@ -63,12 +74,16 @@ def fetch_prices():
 
 
 weekly_fetch = dg.ScheduleDefinition(
-    name="weekly_price_fetch", job=fetch_prices, cron_schedule="17 6 * * 1",
+    name="weekly_price_fetch",
+    job=fetch_prices,
+    cron_schedule="17 6 * * 1",
     default_status=dg.DefaultScheduleStatus.STOPPED,
-    description="Fetch the public price APIs every Monday morning (turn on in a deployment, with the sensor).")
+    description="Fetch the public price APIs every Monday morning (turn on in a deployment, with the sensor).",
+)
 
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    return dg.Definitions(jobs=[price_refresh, fetch_prices], schedules=[daily_prices, weekly_fetch],
-                          sensors=[new_price_snapshot])
+    return dg.Definitions(
+        jobs=[price_refresh, fetch_prices], schedules=[daily_prices, weekly_fetch], sensors=[new_price_snapshot]
+    )

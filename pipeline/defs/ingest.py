@@ -39,13 +39,18 @@ def raw_asset(kind_name: str) -> tuple[dg.AssetsDefinition, dg.AssetChecksDefini
             raise SourceError(problems)
         return dg.MaterializeResult(metadata={"rows": rows, "files": files})
 
-    @dg.asset_check(asset=_asset, name="schema", blocking=True,
-                    description=f"pandera schema for {kind_name}: types, units, ranges, keys, cross-row rules")
+    @dg.asset_check(
+        asset=_asset,
+        name="schema",
+        blocking=True,
+        description=f"pandera schema for {kind_name}: types, units, ranges, keys, cross-row rules",
+    )
     def _check(database: DuckDBResource) -> dg.AssetCheckResult:
         with database.get_connection() as con:
             problems = steps.validate_raw(con, kind_name)
-        return dg.AssetCheckResult(passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
-                                   metadata=problems_metadata(problems))
+        return dg.AssetCheckResult(
+            passed=not problems, severity=dg.AssetCheckSeverity.ERROR, metadata=problems_metadata(problems)
+        )
 
     return _asset, _check
 
@@ -55,8 +60,11 @@ raw_assets = [a for a, _ in _raw]
 raw_checks = [c for _, c in _raw]
 
 
-@dg.asset(group_name="ingest", kinds={"duckdb", "yaml"},
-          description="Every snapshot file and every document its provenance sidecar lists (sources/**/*.source.yml).")
+@dg.asset(
+    group_name="ingest",
+    kinds={"duckdb", "yaml"},
+    description="Every snapshot file and every document its provenance sidecar lists (sources/**/*.source.yml).",
+)
 def core_sources(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     with database.get_connection() as con:
         rows, problems = steps.load_sources(con, atlas_paths.sources)
@@ -65,8 +73,11 @@ def core_sources(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Materi
     return dg.MaterializeResult(metadata={"rows": rows})
 
 
-@dg.asset(group_name="core", kinds={"duckdb", "yaml"},
-          description="Every assumption (pipeline/parameters.yml) and ranking weight (pipeline/ranking.yml).")
+@dg.asset(
+    group_name="core",
+    kinds={"duckdb", "yaml"},
+    description="Every assumption (pipeline/parameters.yml) and ranking weight (pipeline/ranking.yml).",
+)
 def core_parameters(database: DuckDBResource) -> dg.MaterializeResult:
     with database.get_connection() as con:
         rows = steps.load_parameters(con)

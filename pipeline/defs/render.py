@@ -35,8 +35,11 @@ def write_pages(docs: Path, generated: dict[str, str]) -> int:
     return written
 
 
-@dg.asset(group_name="render", kinds={"markdown"},
-          description="Hand-written pages from site/ plus vega, vega-lite and vega-embed at Altair's versions (no CDN).")
+@dg.asset(
+    group_name="render",
+    kinds={"markdown"},
+    description="Hand-written pages from site/ plus vega, vega-lite and vega-embed at Altair's versions (no CDN).",
+)
 def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     docs = atlas_paths.docs
     shutil.copytree(atlas_paths.handwritten_dir, docs, dirs_exist_ok=True)
@@ -44,22 +47,33 @@ def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     vendor.mkdir(parents=True, exist_ok=True)
     major_minor = ".".join(alt.VEGALITE_VERSION.split(".")[:2])
     # bundling takes about a second and depends only on the versions: keep it between builds
-    cached = (paths().cache /
-              f"vega-bundle-{vl_convert.__version__}-vl{major_minor}-vega{vl_convert.get_vega_version()}.js")
+    cached = (
+        paths().cache / f"vega-bundle-{vl_convert.__version__}-vl{major_minor}-vega{vl_convert.get_vega_version()}.js"
+    )
     if not cached.is_file():
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(".tmp")
         tmp.write_text(vl_convert.javascript_bundle(vl_version=major_minor), encoding="utf-8")
         tmp.replace(cached)
     shutil.copyfile(cached, vendor / "vega-bundle.js")
-    return dg.MaterializeResult(metadata={
-        "vega_lite": alt.VEGALITE_VERSION, "vega": vl_convert.get_vega_version(),
-        "vega_embed": vl_convert.get_vega_embed_version(), "bundle_bytes": cached.stat().st_size})
+    return dg.MaterializeResult(
+        metadata={
+            "vega_lite": alt.VEGALITE_VERSION,
+            "vega": vl_convert.get_vega_version(),
+            "vega_embed": vl_convert.get_vega_embed_version(),
+            "bundle_bytes": cached.stat().st_size,
+        }
+    )
 
 
 def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDefinition:
-    @dg.asset(name=name, group_name="render", kinds={"markdown", "altair"}, deps=[*deps, "site_docs_base"],
-              description=description)
+    @dg.asset(
+        name=name,
+        group_name="render",
+        kinds={"markdown", "altair"},
+        deps=[*deps, "site_docs_base"],
+        description=description,
+    )
     def _asset(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         with database.get_connection() as con:
             define_macros(con)
@@ -71,31 +85,69 @@ def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDef
 
 
 pages_specs = page_asset(
-    "pages_specs", ["core_gpus", "core_spec_claims", "core_sources", "core_models", "out_model_claims"], pages.spec_pages,
-    "GPU spec table and charts, sources, conflicts and model pages.")
+    "pages_specs",
+    ["core_gpus", "core_spec_claims", "core_sources", "core_models", "out_model_claims"],
+    pages.spec_pages,
+    "GPU spec table and charts, sources, conflicts and model pages.",
+)
 pages_sources = page_asset(
-    "pages_sources", ["core_sources", "core_canonical"], pages.source_pages,
-    "The source list: every snapshot file and every document its sidecar cites.")
+    "pages_sources",
+    ["core_sources", "core_canonical"],
+    pages.source_pages,
+    "The source list: every snapshot file and every document its sidecar cites.",
+)
 pages_estimates = page_asset(
-    "pages_estimates", ["out_vram_fit_detail", "out_memory_requirements", "core_parameters", "out_measurement_bounds",
-                        "out_decode_calibration", "core_sources", "out_serving_estimates", "out_serving_calibration"],
+    "pages_estimates",
+    [
+        "out_vram_fit_detail",
+        "out_memory_requirements",
+        "core_parameters",
+        "out_measurement_bounds",
+        "out_decode_calibration",
+        "core_sources",
+        "out_serving_estimates",
+        "out_serving_calibration",
+    ],
     pages.estimate_pages,
-    "VRAM-fit heatmaps and explorer, methodology with every parameter, measured against estimated speeds.")
+    "VRAM-fit heatmaps and explorer, methodology with every parameter, measured against estimated speeds.",
+)
 pages_own_or_rent = page_asset(
-    "pages_own_or_rent", ["public_views"], lambda con: own_or_rent.render(con),
+    "pages_own_or_rent",
+    ["public_views"],
+    lambda con: own_or_rent.render(con),
     "Own or rent: owned cost per busy hour against renting the same, break-even utilisation, a calculator, and what "
-    "owned GPUs run (pipeline/render/own_or_rent/: queries over the public views, context, template).")
+    "owned GPUs run (pipeline/render/own_or_rent/: queries over the public views, context, template).",
+)
 pages_prices = page_asset(
-    "pages_prices", ["out_rankings", "out_cost_per_tflop", "core_price_offers", "core_price_history",
-                     "out_price_changes", "out_coverage", "out_inference_estimates", "out_training_estimates",
-                     "core_spec_claims", "core_gpus", "out_vram_fit_detail", "out_reference_serving", "public_views"],
-    pages.price_pages, "Home, rankings, cost per TFLOP, prices, what changed, coverage and one page per GPU.")
+    "pages_prices",
+    [
+        "out_rankings",
+        "out_cost_per_tflop",
+        "core_price_offers",
+        "core_price_history",
+        "out_price_changes",
+        "out_coverage",
+        "out_inference_estimates",
+        "out_training_estimates",
+        "core_spec_claims",
+        "core_gpus",
+        "out_vram_fit_detail",
+        "out_reference_serving",
+        "public_views",
+    ],
+    pages.price_pages,
+    "Home, rankings, cost per TFLOP, prices, what changed, coverage and one page per GPU.",
+)
 
 
-@dg.asset(group_name="render", kinds={"markdown", "json"}, deps=["public_views", "site_docs_base"],
-          description="The Planner (its ranked options per scenario as JSON, pipeline/sql/plan/plan_options.sql), "
-                      "Compare, the versioned JSON files under api/v1/ and the Atom feed of price changes; "
-                      "all read from the public views.")
+@dg.asset(
+    group_name="render",
+    kinds={"markdown", "json"},
+    deps=["public_views", "site_docs_base"],
+    description="The Planner (its ranked options per scenario as JSON, pipeline/sql/plan/plan_options.sql), "
+    "Compare, the versioned JSON files under api/v1/ and the Atom feed of price changes; "
+    "all read from the public views.",
+)
 def pages_plan(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     from pipeline.render.planner import site_files
 
@@ -103,13 +155,22 @@ def pages_plan(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
         define_macros(con)
         generated = site_files(con)
     n = write_pages(atlas_paths.docs, generated)
-    return dg.MaterializeResult(metadata={"files": len(generated), "files_changed": n,
-                                          "bytes": sum(len(t.encode("utf-8")) for t in generated.values())})
+    return dg.MaterializeResult(
+        metadata={
+            "files": len(generated),
+            "files_changed": n,
+            "bytes": sum(len(t.encode("utf-8")) for t in generated.values()),
+        }
+    )
 
 
-@dg.asset(group_name="render", kinds={"duckdb", "parquet", "csv"}, deps=["public_views", "site_docs_base"],
-          description="Downloads: the DuckDB file, and every public view as Parquet and CSV. A run that re-materialises "
-                      "only some tables (the price refresh) rewrites only the files of views that read them.")
+@dg.asset(
+    group_name="render",
+    kinds={"duckdb", "parquet", "csv"},
+    deps=["public_views", "site_docs_base"],
+    description="Downloads: the DuckDB file, and every public view as Parquet and CSV. A run that re-materialises "
+    "only some tables (the price refresh) rewrites only the files of views that read them.",
+)
 def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     out = atlas_paths.exports
     out.mkdir(parents=True, exist_ok=True)
@@ -134,12 +195,17 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
         con.execute("checkpoint")
         shutil.copyfile(database.database, out / "gpu_atlas.duckdb")
     files = sorted(p for p in out.iterdir() if p.is_file())
-    return dg.MaterializeResult(metadata={"files": len(files), "views_written": len(written),
-                                          "bytes": sum(p.stat().st_size for p in files)})
+    return dg.MaterializeResult(
+        metadata={"files": len(files), "views_written": len(written), "bytes": sum(p.stat().st_size for p in files)}
+    )
 
 
-@dg.asset(group_name="render", kinds={"markdown"}, deps=["exports", "public_views"],
-          description="The Data page: downloads, example SQL and the view reference generated from the contract.")
+@dg.asset(
+    group_name="render",
+    kinds={"markdown"},
+    deps=["exports", "public_views"],
+    description="The Data page: downloads, example SQL and the view reference generated from the contract.",
+)
 def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     downloads = sorted(p.name for p in atlas_paths.exports.iterdir())
     with database.get_connection() as con:
@@ -148,23 +214,55 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
     return dg.MaterializeResult(metadata={"downloads": len(downloads)})
 
 
-@dg.asset(group_name="render", kinds={"mkdocs"},
-          deps=["pages_specs", "pages_sources", "pages_estimates", "pages_prices", "pages_data", "pages_plan",
-                "pages_own_or_rent",
-                "site_docs_base"],
-          description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
-                      "only the pages whose Markdown changed are re-rendered and the search index is merged.")
+@dg.asset(
+    group_name="render",
+    kinds={"mkdocs"},
+    deps=[
+        "pages_specs",
+        "pages_sources",
+        "pages_estimates",
+        "pages_prices",
+        "pages_data",
+        "pages_plan",
+        "pages_own_or_rent",
+        "site_docs_base",
+    ],
+    description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
+    "only the pages whose Markdown changed are re-rendered and the search index is merged.",
+)
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    result = build_site(atlas_paths.mkdocs_config, str(atlas_paths.docs), str(atlas_paths.site),
-                        incremental=atlas_paths.incremental, template_cache=paths().cache / "jinja")
+    result = build_site(
+        atlas_paths.mkdocs_config,
+        str(atlas_paths.docs),
+        str(atlas_paths.site),
+        incremental=atlas_paths.incremental,
+        template_cache=paths().cache / "jinja",
+    )
     pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))
-    return dg.MaterializeResult(metadata={"html_pages": pages_built, "pages_rendered": result.pages_rendered,
-                                          "incremental": result.incremental, "search_entries": result.search_entries,
-                                          "site_dir": str(atlas_paths.site)})
+    return dg.MaterializeResult(
+        metadata={
+            "html_pages": pages_built,
+            "pages_rendered": result.pages_rendered,
+            "incremental": result.incremental,
+            "search_entries": result.search_entries,
+            "site_dir": str(atlas_paths.site),
+        }
+    )
 
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    return dg.Definitions(assets=[site_docs_base, pages_specs, pages_sources, pages_estimates, pages_prices, pages_plan,
-                                  pages_own_or_rent, exports, pages_data,
-                                   site])
+    return dg.Definitions(
+        assets=[
+            site_docs_base,
+            pages_specs,
+            pages_sources,
+            pages_estimates,
+            pages_prices,
+            pages_plan,
+            pages_own_or_rent,
+            exports,
+            pages_data,
+            site,
+        ]
+    )

@@ -55,8 +55,10 @@ class RunGenerations:
             record = inputs if (not partial or not blocker) else None
             cls._open[run_id] = [generation, 1, incremental_site, record]
             if context.log:
-                context.log.info(f"writing into generation {generation.path.name}"
-                                 + (f" (from a copy of the current one: {blocker or 'partial run'})" if partial else ""))
+                context.log.info(
+                    f"writing into generation {generation.path.name}"
+                    + (f" (from a copy of the current one: {blocker or 'partial run'})" if partial else "")
+                )
             return generation.path, incremental_site
 
     @classmethod
@@ -111,11 +113,11 @@ class RunGenerations:
         if instance is None or run_id is None:
             return ["no run to check"]
         failures = []
-        for record in instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.STEP_FAILURE,
-                                                   limit=100).records:
+        for record in instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.STEP_FAILURE, limit=100).records:
             failures.append(f"step {record.event_log_entry.step_key} failed")
-        for record in instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION,
-                                                   limit=1000).records:
+        for record in instance.get_records_for_run(
+            run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION, limit=1000
+        ).records:
             evaluation = record.event_log_entry.dagster_event.event_specific_data
             if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
                 failures.append(f"check {evaluation.asset_key.to_user_string()}:{evaluation.check_name} failed")
@@ -222,8 +224,12 @@ def default_resources(database: Path | None = None, build: Path | None = None, i
     if database is None and build is None:
         return {
             "database": AtlasDuckDB(database=str(p.database), connection_config={"threads": 2}, publish=True),
-            "atlas_paths": AtlasPaths(sources_dir=str(p.sources), handwritten_dir=str(p.handwritten),
-                                      mkdocs_config=str(p.mkdocs_config), publish=True),
+            "atlas_paths": AtlasPaths(
+                sources_dir=str(p.sources),
+                handwritten_dir=str(p.handwritten),
+                mkdocs_config=str(p.mkdocs_config),
+                publish=True,
+            ),
         }
     db = database or p.database
     build = build or p.build

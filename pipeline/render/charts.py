@@ -13,12 +13,60 @@ WIDTH = "container"
 # One colour per provider on every chart of the site, whatever providers a chart shows. 26 colours that stay
 # apart (Kelly's 22 colours of maximum contrast without white and black, plus four darker tones); a provider
 # not listed takes the palette's colours in order after the listed ones.
-PALETTE = ["#875692", "#f38400", "#a1caf1", "#be0032", "#c2b280", "#848482", "#008856", "#e68fac", "#0067a5",
-           "#f99379", "#604e97", "#f6a600", "#b3446c", "#dcd300", "#882d17", "#8db600", "#654522", "#e25822",
-           "#2b3d26", "#1f77b4", "#17becf", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39"]
-KNOWN_PROVIDERS = ["aws", "azure", "gcp", "oracle", "coreweave", "lambda", "runpod", "vastai", "nebius", "hyperstack",
-                   "paperspace", "jarvislabs", "tensordock", "digitalocean", "crusoe", "fluidstack", "together",
-                   "vultr", "scaleway", "ovhcloud", "datacrunch", "genesiscloud", "modal", "ibm"]
+PALETTE = [
+    "#875692",
+    "#f38400",
+    "#a1caf1",
+    "#be0032",
+    "#c2b280",
+    "#848482",
+    "#008856",
+    "#e68fac",
+    "#0067a5",
+    "#f99379",
+    "#604e97",
+    "#f6a600",
+    "#b3446c",
+    "#dcd300",
+    "#882d17",
+    "#8db600",
+    "#654522",
+    "#e25822",
+    "#2b3d26",
+    "#1f77b4",
+    "#17becf",
+    "#7f7f7f",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+]
+KNOWN_PROVIDERS = [
+    "aws",
+    "azure",
+    "gcp",
+    "oracle",
+    "coreweave",
+    "lambda",
+    "runpod",
+    "vastai",
+    "nebius",
+    "hyperstack",
+    "paperspace",
+    "jarvislabs",
+    "tensordock",
+    "digitalocean",
+    "crusoe",
+    "fluidstack",
+    "together",
+    "vultr",
+    "scaleway",
+    "ovhcloud",
+    "datacrunch",
+    "genesiscloud",
+    "modal",
+    "ibm",
+]
 
 
 def provider_scale(providers) -> alt.Scale:
@@ -35,34 +83,61 @@ def _spec(chart: alt.TopLevelMixin) -> dict:
 
 def bubble_compute_bandwidth(gpus: pd.DataFrame) -> dict:
     data = gpus.dropna(subset=["best_16bit_tflops", "memory_bandwidth_gbs"]).assign(
-        architecture=lambda d: d["architecture"].fillna("unknown"))
-    chart = alt.Chart(data).mark_circle(opacity=0.75, stroke="black", strokeWidth=0.4).encode(
-        x=alt.X("memory_bandwidth_gbs:Q", title="Memory bandwidth (GB/s)", scale=alt.Scale(type="log"),
-                axis=alt.Axis(labelOverlap="greedy", format="~s", tickCount=6)),
-        y=alt.Y("best_16bit_tflops:Q", title="Dense BF16/FP16 TFLOPS", scale=alt.Scale(type="log"),
-                axis=alt.Axis(labelOverlap="greedy", format="~s", tickCount=6)),
-        size=alt.Size("memory_gb:Q", title="Memory (GB)", scale=alt.Scale(range=[30, 900])),
-        color=alt.Color("architecture:N", title="Architecture"),
-        tooltip=[alt.Tooltip("name:N", title="GPU"), "architecture:N",
-                 alt.Tooltip("best_16bit_tflops:Q", title="dense 16-bit TFLOPS", format=",.1f"),
-                 alt.Tooltip("has_tensor_cores:N", title="tensor cores"),
-                 alt.Tooltip("memory_bandwidth_gbs:Q", title="bandwidth GB/s", format=",.0f"),
-                 alt.Tooltip("memory_gb:Q", title="memory GB")],
-    ).properties(width=WIDTH, height=380, title="Dense 16-bit compute against memory bandwidth")
+        architecture=lambda d: d["architecture"].fillna("unknown")
+    )
+    chart = (
+        alt.Chart(data)
+        .mark_circle(opacity=0.75, stroke="black", strokeWidth=0.4)
+        .encode(
+            x=alt.X(
+                "memory_bandwidth_gbs:Q",
+                title="Memory bandwidth (GB/s)",
+                scale=alt.Scale(type="log"),
+                axis=alt.Axis(labelOverlap="greedy", format="~s", tickCount=6),
+            ),
+            y=alt.Y(
+                "best_16bit_tflops:Q",
+                title="Dense BF16/FP16 TFLOPS",
+                scale=alt.Scale(type="log"),
+                axis=alt.Axis(labelOverlap="greedy", format="~s", tickCount=6),
+            ),
+            size=alt.Size("memory_gb:Q", title="Memory (GB)", scale=alt.Scale(range=[30, 900])),
+            color=alt.Color("architecture:N", title="Architecture"),
+            tooltip=[
+                alt.Tooltip("name:N", title="GPU"),
+                "architecture:N",
+                alt.Tooltip("best_16bit_tflops:Q", title="dense 16-bit TFLOPS", format=",.1f"),
+                alt.Tooltip("has_tensor_cores:N", title="tensor cores"),
+                alt.Tooltip("memory_bandwidth_gbs:Q", title="bandwidth GB/s", format=",.0f"),
+                alt.Tooltip("memory_gb:Q", title="memory GB"),
+            ],
+        )
+        .properties(width=WIDTH, height=380, title="Dense 16-bit compute against memory bandwidth")
+    )
     return _spec(chart)
 
 
 def tflops_per_watt(gpus: pd.DataFrame) -> dict:
     data = gpus.dropna(subset=["best_16bit_tflops", "tdp_w"]).assign(
         tflops_per_watt=lambda d: d["best_16bit_tflops"] / d["tdp_w"],
-        architecture=lambda d: d["architecture"].fillna("unknown"))
-    chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("tflops_per_watt:Q", title="Dense 16-bit TFLOPS per watt of TDP"),
-        y=alt.Y("name:N", sort="-x", title=None),
-        color=alt.Color("architecture:N", title="Architecture"),
-        tooltip=[alt.Tooltip("name:N", title="GPU"), alt.Tooltip("tflops_per_watt:Q", format=".3f"),
-                 alt.Tooltip("tdp_w:Q", title="TDP W"), alt.Tooltip("best_16bit_tflops:Q", format=",.1f")],
-    ).properties(width=WIDTH, title="Efficiency: dense 16-bit TFLOPS per watt")
+        architecture=lambda d: d["architecture"].fillna("unknown"),
+    )
+    chart = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("tflops_per_watt:Q", title="Dense 16-bit TFLOPS per watt of TDP"),
+            y=alt.Y("name:N", sort="-x", title=None),
+            color=alt.Color("architecture:N", title="Architecture"),
+            tooltip=[
+                alt.Tooltip("name:N", title="GPU"),
+                alt.Tooltip("tflops_per_watt:Q", format=".3f"),
+                alt.Tooltip("tdp_w:Q", title="TDP W"),
+                alt.Tooltip("best_16bit_tflops:Q", format=",.1f"),
+            ],
+        )
+        .properties(width=WIDTH, title="Efficiency: dense 16-bit TFLOPS per watt")
+    )
     return _spec(chart)
 
 
@@ -73,68 +148,123 @@ def ranking_components(rankings: pd.DataFrame, weights: pd.DataFrame, workload: 
         for _, w in comps.iterrows():
             value = r.get(f"{w['component']}_component")
             if pd.notna(value):
-                rows.append({"gpu": r["name"], "component": w["component"],
-                             "points": 100 * w["weight"] * value, "score": r["score"]})
+                rows.append(
+                    {
+                        "gpu": r["name"],
+                        "component": w["component"],
+                        "points": 100 * w["weight"] * value,
+                        "score": r["score"],
+                    }
+                )
     data = pd.DataFrame(rows)
-    chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("sum(points):Q", title="Score (0-100)"),
-        y=alt.Y("gpu:N", sort=alt.EncodingSortField(field="score", op="max", order="descending"), title=None),
-        color=alt.Color("component:N", title="Component"),
-        tooltip=[alt.Tooltip("gpu:N", title="GPU"), "component:N", alt.Tooltip("points:Q", format=".1f"),
-                 alt.Tooltip("score:Q", format=".1f")],
-    ).properties(width=WIDTH, title=f"{workload.title()} score by component")
+    chart = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("sum(points):Q", title="Score (0-100)"),
+            y=alt.Y("gpu:N", sort=alt.EncodingSortField(field="score", op="max", order="descending"), title=None),
+            color=alt.Color("component:N", title="Component"),
+            tooltip=[
+                alt.Tooltip("gpu:N", title="GPU"),
+                "component:N",
+                alt.Tooltip("points:Q", format=".1f"),
+                alt.Tooltip("score:Q", format=".1f"),
+            ],
+        )
+        .properties(width=WIDTH, title=f"{workload.title()} score by component")
+    )
     return _spec(chart)
 
 
 def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
     data = costs[(costs["precision"] == precision) & (costs["pricing_tier"] == "on-demand")][
-        ["name", "provider", "offering", "usd_per_gpu_hour", "usd_per_tflop_hour"]]
-    chart = alt.Chart(data).mark_point(filled=True, size=70).encode(
-        x=alt.X("usd_per_tflop_hour:Q", title=f"$ per dense {precision.upper()} TFLOP-hour", scale=alt.Scale(type="log"),
-                axis=alt.Axis(labelOverlap="greedy", format="$~g", orient="top")),
-        y=alt.Y("name:N", sort=alt.EncodingSortField(field="usd_per_tflop_hour", op="min"), title=None),
-        color=alt.Color("provider:N", title="Provider", scale=provider_scale(data["provider"])),
-        tooltip=[alt.Tooltip("name:N", title="GPU"), "provider:N", "offering:N",
-                 alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f"),
-                 alt.Tooltip("usd_per_tflop_hour:Q", title="$/TFLOP-hour", format="$.4f")],
-    ).properties(width=WIDTH, title=f"On-demand cost per dense {precision.upper()} TFLOP-hour")
+        ["name", "provider", "offering", "usd_per_gpu_hour", "usd_per_tflop_hour"]
+    ]
+    chart = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=70)
+        .encode(
+            x=alt.X(
+                "usd_per_tflop_hour:Q",
+                title=f"$ per dense {precision.upper()} TFLOP-hour",
+                scale=alt.Scale(type="log"),
+                axis=alt.Axis(labelOverlap="greedy", format="$~g", orient="top"),
+            ),
+            y=alt.Y("name:N", sort=alt.EncodingSortField(field="usd_per_tflop_hour", op="min"), title=None),
+            color=alt.Color("provider:N", title="Provider", scale=provider_scale(data["provider"])),
+            tooltip=[
+                alt.Tooltip("name:N", title="GPU"),
+                "provider:N",
+                "offering:N",
+                alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f"),
+                alt.Tooltip("usd_per_tflop_hour:Q", title="$/TFLOP-hour", format="$.4f"),
+            ],
+        )
+        .properties(width=WIDTH, title=f"On-demand cost per dense {precision.upper()} TFLOP-hour")
+    )
     return _spec(chart)
 
 
 def token_cost(estimates: pd.DataFrame, model: str, top: int = 20) -> dict:
     """The `top` cheapest deployments (GPU x weight format), one bar each, axis on top as well."""
-    data = estimates[(estimates["model_id"] == model) & estimates["single_node"]].dropna(subset=["usd_per_million_tokens"])[
-        ["name", "precision", "gpus_used", "batch_decode_tokens_per_s", "usd_per_million_tokens"]]
+    data = estimates[(estimates["model_id"] == model) & estimates["single_node"]].dropna(
+        subset=["usd_per_million_tokens"]
+    )[["name", "precision", "gpus_used", "batch_decode_tokens_per_s", "usd_per_million_tokens"]]
     data = data.nsmallest(top, "usd_per_million_tokens").assign(
-        deployment=lambda d: d["gpus_used"].astype(int).astype(str) + " × " + d["name"] + " · " + d["precision"].str.upper())
-    chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("usd_per_million_tokens:Q", title="$ per million output tokens (cheapest on-demand offer)",
-                axis=alt.Axis(orient="top")),
-        y=alt.Y("deployment:N", sort="x", title=None, axis=alt.Axis(labelLimit=260)),
-        color=alt.Color("precision:N", title="Weights"),
-        tooltip=[alt.Tooltip("name:N", title="GPU"), "precision:N", alt.Tooltip("gpus_used:Q", title="GPUs"),
-                 alt.Tooltip("batch_decode_tokens_per_s:Q", title="tokens/s (batch)", format=",.0f"),
-                 alt.Tooltip("usd_per_million_tokens:Q", title="$/M tokens", format="$.3f")],
-    ).properties(width=WIDTH, title=f"Serving cost for {model}: the {top} cheapest deployments of up to 8 GPUs")
+        deployment=lambda d: (
+            d["gpus_used"].astype(int).astype(str) + " × " + d["name"] + " · " + d["precision"].str.upper()
+        )
+    )
+    chart = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "usd_per_million_tokens:Q",
+                title="$ per million output tokens (cheapest on-demand offer)",
+                axis=alt.Axis(orient="top"),
+            ),
+            y=alt.Y("deployment:N", sort="x", title=None, axis=alt.Axis(labelLimit=260)),
+            color=alt.Color("precision:N", title="Weights"),
+            tooltip=[
+                alt.Tooltip("name:N", title="GPU"),
+                "precision:N",
+                alt.Tooltip("gpus_used:Q", title="GPUs"),
+                alt.Tooltip("batch_decode_tokens_per_s:Q", title="tokens/s (batch)", format=",.0f"),
+                alt.Tooltip("usd_per_million_tokens:Q", title="$/M tokens", format="$.3f"),
+            ],
+        )
+        .properties(width=WIDTH, title=f"Serving cost for {model}: the {top} cheapest deployments of up to 8 GPUs")
+    )
     return _spec(chart)
 
 
 def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
-    data = fit.assign(needed=fit["gpus_needed"].clip(upper=9),
-                      label=fit["gpus_needed"].map(lambda n: "" if pd.isna(n) else (str(int(n)) if n <= 8 else ">8")))
+    data = fit.assign(
+        needed=fit["gpus_needed"].clip(upper=9),
+        label=fit["gpus_needed"].map(lambda n: "" if pd.isna(n) else (str(int(n)) if n <= 8 else ">8")),
+    )
     base = alt.Chart().encode(
-        x=alt.X("gpu:N", title=None, sort=alt.EncodingSortField(field="memory_gb", order="descending"),
-                axis=alt.Axis(labelAngle=-60, labelLimit=160)),
+        x=alt.X(
+            "gpu:N",
+            title=None,
+            sort=alt.EncodingSortField(field="memory_gb", order="descending"),
+            axis=alt.Axis(labelAngle=-60, labelLimit=160),
+        ),
         y=alt.Y("model:N", title=None, sort=alt.EncodingSortField(field="params_b", order="descending")),
     )
     rect = base.mark_rect().encode(
         color=alt.Color("needed:Q", title="GPUs needed", scale=alt.Scale(scheme="yelloworangered", domain=[1, 9])),
-        tooltip=[alt.Tooltip("model:N"), alt.Tooltip("gpu:N"), alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
-                 alt.Tooltip("label:N", title="GPUs needed")],
+        tooltip=[
+            alt.Tooltip("model:N"),
+            alt.Tooltip("gpu:N"),
+            alt.Tooltip("required_gb:Q", title="required GB", format=",.1f"),
+            alt.Tooltip("label:N", title="GPUs needed"),
+        ],
     )
     text = base.mark_text(fontSize=9).encode(
-        text="label:N",
-        color=alt.condition("datum.needed >= 6", alt.value("white"), alt.value("black")))
+        text="label:N", color=alt.condition("datum.needed >= 6", alt.value("white"), alt.value("black"))
+    )
     # one 18 px cell per GPU and per model: the chart is as wide as its data (it scrolls on a phone)
     data_cols = ["gpu", "model", "memory_gb", "params_b", "required_gb", "needed", "label"]
     chart = (rect + text).properties(width=alt.Step(18), height=alt.Step(16), title=title)
@@ -151,24 +281,43 @@ def _price_history_template() -> dict:
     base = alt.Chart(alt.Data(values=[])).encode(
         x=alt.X("observed_on:T", title="Observed on"),
         y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
-        color=alt.Color("provider:N", title="Provider", scale=provider_scale(KNOWN_PROVIDERS),
-                        legend=alt.Legend(orient="bottom", columns=5)),
+        color=alt.Color(
+            "provider:N",
+            title="Provider",
+            scale=provider_scale(KNOWN_PROVIDERS),
+            legend=alt.Legend(orient="bottom", columns=5),
+        ),
         detail="series:N",
-        tooltip=["provider:N", "offering:N", "pricing_tier:N", "statistic:N", "region:N",
-                 alt.Tooltip("observed_on:T", title="observed"),
-                 alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f")],
+        tooltip=[
+            "provider:N",
+            "offering:N",
+            "pricing_tier:N",
+            "statistic:N",
+            "region:N",
+            alt.Tooltip("observed_on:T", title="observed"),
+            alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f"),
+        ],
     )
     points = base.mark_point(filled=True, size=45).encode(
-        shape=alt.Shape("pricing_tier:N", title="Tier", legend=alt.Legend(orient="bottom")))
+        shape=alt.Shape("pricing_tier:N", title="Tier", legend=alt.Legend(orient="bottom"))
+    )
     chart = alt.layer(base.mark_line(), points).properties(width=WIDTH, height=260, title="")
     return _spec(chart)
 
 
 def price_history(history: pd.DataFrame, title: str) -> dict:
-    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["statistic"]
-                          + " · " + history["region"] + " · " + history["offering"],
-                          observed_on=history["observed_on"].astype(str).str[:10])[
-        ["series", "provider", "offering", "pricing_tier", "statistic", "region", "observed_on", "usd_per_gpu_hour"]]
+    data = history.assign(
+        series=history["provider"]
+        + " · "
+        + history["pricing_tier"]
+        + " · "
+        + history["statistic"]
+        + " · "
+        + history["region"]
+        + " · "
+        + history["offering"],
+        observed_on=history["observed_on"].astype(str).str[:10],
+    )[["series", "provider", "offering", "pricing_tier", "statistic", "region", "observed_on", "usd_per_gpu_hour"]]
     spec = copy.deepcopy(_price_history_template())
     spec["data"] = {"values": data.to_dict(orient="records")}
     scale = provider_scale(data["provider"]).to_dict()
@@ -181,24 +330,59 @@ def price_history(history: pd.DataFrame, title: str) -> dict:
 
 def price_history_picker(history: pd.DataFrame, title: str) -> dict:
     """Price history of one GPU at a time, chosen in a picker above the chart."""
-    data = history.assign(series=history["provider"] + " · " + history["pricing_tier"] + " · " + history["statistic"]
-                          + " · " + history["region"] + " · " + history["offering"],
-                          observed_on=history["observed_on"].astype(str).str[:10])[
-        ["name", "series", "provider", "offering", "pricing_tier", "statistic", "region", "observed_on", "usd_per_gpu_hour"]]
+    data = history.assign(
+        series=history["provider"]
+        + " · "
+        + history["pricing_tier"]
+        + " · "
+        + history["statistic"]
+        + " · "
+        + history["region"]
+        + " · "
+        + history["offering"],
+        observed_on=history["observed_on"].astype(str).str[:10],
+    )[
+        [
+            "name",
+            "series",
+            "provider",
+            "offering",
+            "pricing_tier",
+            "statistic",
+            "region",
+            "observed_on",
+            "usd_per_gpu_hour",
+        ]
+    ]
     names = sorted(data["name"].unique())
     busiest = data.groupby("name")["series"].nunique().idxmax()
     gpu = alt.param(name="gpu", value=busiest, bind=alt.binding_select(options=names, name="GPU "))
-    base = alt.Chart(data).transform_filter("datum.name == gpu").encode(
-        x=alt.X("observed_on:T", title="Observed on"),
-        y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
-        color=alt.Color("provider:N", title="Provider", scale=provider_scale(data["provider"]),
-                        legend=alt.Legend(orient="bottom", columns=5)),
-        detail="series:N",
-        tooltip=["provider:N", "offering:N", "pricing_tier:N", "statistic:N", "region:N",
-                 alt.Tooltip("observed_on:T", title="observed"),
-                 alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f")],
+    base = (
+        alt.Chart(data)
+        .transform_filter("datum.name == gpu")
+        .encode(
+            x=alt.X("observed_on:T", title="Observed on"),
+            y=alt.Y("usd_per_gpu_hour:Q", title="$ per GPU-hour"),
+            color=alt.Color(
+                "provider:N",
+                title="Provider",
+                scale=provider_scale(data["provider"]),
+                legend=alt.Legend(orient="bottom", columns=5),
+            ),
+            detail="series:N",
+            tooltip=[
+                "provider:N",
+                "offering:N",
+                "pricing_tier:N",
+                "statistic:N",
+                "region:N",
+                alt.Tooltip("observed_on:T", title="observed"),
+                alt.Tooltip("usd_per_gpu_hour:Q", title="$/GPU-hour", format="$.3f"),
+            ],
+        )
     )
     points = base.mark_point(filled=True, size=45).encode(
-        shape=alt.Shape("pricing_tier:N", title="Tier", legend=alt.Legend(orient="bottom")))
+        shape=alt.Shape("pricing_tier:N", title="Tier", legend=alt.Legend(orient="bottom"))
+    )
     chart = alt.layer(base.mark_line(), points).add_params(gpu).properties(width=WIDTH, height=260, title=title)
     return _spec(chart)

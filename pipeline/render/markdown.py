@@ -104,11 +104,12 @@ def url_link(text, url, limit: int | None = None) -> str:
     tip = f' title="{html_text(full).replace("|", "&#124;")}"' if shown != full else ""
     if isinstance(url, str) and (url.startswith("https://") or url.startswith("http://")):
         return f'<a href="{html_text(url).replace("|", "%7C")}" rel="nofollow noopener"{tip}>{esc(shown)}</a>'
-    return f'<span{tip}>{esc(shown)}</span>' if tip else esc(shown)
+    return f"<span{tip}>{esc(shown)}</span>" if tip else esc(shown)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]], sortable: bool = False,
-          low: Sequence[int] = ()) -> str:
+def table(
+    headers: Sequence[str], rows: Iterable[Sequence[str]], sortable: bool = False, low: Sequence[int] = ()
+) -> str:
     """A Markdown table; cells must already be escaped or formatted. A sortable table can be sorted by a click on
     a header and filtered when long; columns listed in `low` (0-based) are hidden on a phone."""
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
@@ -143,5 +144,7 @@ def chart(name: str, spec: dict, caption: str = "") -> str:
     """Embed a Vega-Lite spec inline; charts.js renders it with the vendored vega-embed."""
     data = script_json(spec)
     cap = f'\n<p class="atlas-caption">{esc(caption)}</p>' if caption else ""
-    return (f'<div class="atlas-chart" data-chart="{html_text(name)}"></div>\n'
-            f'<script type="application/json" class="atlas-spec" data-chart="{html_text(name)}">{data}</script>{cap}\n')
+    return (
+        f'<div class="atlas-chart" data-chart="{html_text(name)}"></div>\n'
+        f'<script type="application/json" class="atlas-spec" data-chart="{html_text(name)}">{data}</script>{cap}\n'
+    )

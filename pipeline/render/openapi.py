@@ -8,9 +8,19 @@ import duckdb
 
 from ..contract import COLUMN_DOCS
 
-JSON_TYPES = {"VARCHAR": "string", "BOOLEAN": "boolean", "DOUBLE": "number", "FLOAT": "number",
-              "BIGINT": "integer", "INTEGER": "integer", "SMALLINT": "integer", "TINYINT": "integer",
-              "HUGEINT": "integer", "UBIGINT": "integer", "UINTEGER": "integer"}
+JSON_TYPES = {
+    "VARCHAR": "string",
+    "BOOLEAN": "boolean",
+    "DOUBLE": "number",
+    "FLOAT": "number",
+    "BIGINT": "integer",
+    "INTEGER": "integer",
+    "SMALLINT": "integer",
+    "TINYINT": "integer",
+    "HUGEINT": "integer",
+    "UBIGINT": "integer",
+    "UINTEGER": "integer",
+}
 
 
 def type_schema(duck_type: str) -> dict:
@@ -43,9 +53,16 @@ def _number(description: str) -> dict:
 
 
 def _file(key: str, items: dict) -> dict:
-    return {"type": "object", "required": ["schema_version", "built_on", key], "additionalProperties": False,
-            "properties": {"schema_version": {"const": 1}, "built_on": {"type": "string", "format": "date"},
-                           key: {"type": "array", "items": items}}}
+    return {
+        "type": "object",
+        "required": ["schema_version", "built_on", key],
+        "additionalProperties": False,
+        "properties": {
+            "schema_version": {"const": 1},
+            "built_on": {"type": "string", "format": "date"},
+            key: {"type": "array", "items": items},
+        },
+    }
 
 
 def _ref(name: str) -> dict:
@@ -57,21 +74,37 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
     pick = row_schema(con, queries["cheapest"])  # written per GPU, without its gpu_id
     del pick["properties"]["gpu_id"]
     pick["required"].remove("gpu_id")
-    gpu = row_schema(con, queries["gpus"], {
-        "cheapest": {"type": "array", "items": pick, "description": "the price pick every page uses, per tier"},
-        "serving_tokens_per_s": _number("expected decode tokens/s of the reference model (FP8, serving batch) "
-                                        "on serving_gpus GPUs"),
-        "serving_tokens_per_s_bound": _number("the bound of the same: no deployment exceeds it"),
-        "serving_gpus": {"type": ["integer", "null"], "description": "GPUs the reference model's serving needs"},
-        "training_tokens_per_s_per_gpu": _number("expected full fine-tune tokens/s per GPU (reference training model)"),
-        "lora_tokens_per_s_per_gpu": _number("expected LoRA fine-tune tokens/s per GPU (reference training model)"),
-    })
-    largest = {"type": "object", "required": ["model_id", "name", "params_b"], "additionalProperties": False,
-               "properties": {"model_id": {"type": "string"}, "name": {"type": "string"},
-                              "params_b": {"type": "number"}}}
-    table = {"type": "object", "required": ["columns", "rows"], "additionalProperties": False,
-             "properties": {"columns": {"type": "array", "items": {"type": "string"}},
-                            "rows": {"type": "array", "items": {"type": "array"}}}}
+    gpu = row_schema(
+        con,
+        queries["gpus"],
+        {
+            "cheapest": {"type": "array", "items": pick, "description": "the price pick every page uses, per tier"},
+            "serving_tokens_per_s": _number(
+                "expected decode tokens/s of the reference model (FP8, serving batch) on serving_gpus GPUs"
+            ),
+            "serving_tokens_per_s_bound": _number("the bound of the same: no deployment exceeds it"),
+            "serving_gpus": {"type": ["integer", "null"], "description": "GPUs the reference model's serving needs"},
+            "training_tokens_per_s_per_gpu": _number(
+                "expected full fine-tune tokens/s per GPU (reference training model)"
+            ),
+            "lora_tokens_per_s_per_gpu": _number("expected LoRA fine-tune tokens/s per GPU (reference training model)"),
+        },
+    )
+    largest = {
+        "type": "object",
+        "required": ["model_id", "name", "params_b"],
+        "additionalProperties": False,
+        "properties": {"model_id": {"type": "string"}, "name": {"type": "string"}, "params_b": {"type": "number"}},
+    }
+    table = {
+        "type": "object",
+        "required": ["columns", "rows"],
+        "additionalProperties": False,
+        "properties": {
+            "columns": {"type": "array", "items": {"type": "string"}},
+            "rows": {"type": "array", "items": {"type": "array"}},
+        },
+    }
     schemas = {
         "Gpu": gpu,
         "GpusFile": _file("gpus", _ref("Gpu")),
@@ -79,54 +112,112 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
         "OffersFile": _file("offers", _ref("Offer")),
         "InferenceEstimate": row_schema(con, queries["inference"]),
         "TrainingEstimate": row_schema(con, queries["training"]),
-        "EstimatesFile": {"type": "object", "required": ["schema_version", "built_on", "inference", "training"],
-                          "additionalProperties": False,
-                          "properties": {"schema_version": {"const": 1}, "built_on": {"type": "string", "format": "date"},
-                                         "inference": {"type": "array", "items": _ref("InferenceEstimate")},
-                                         "training": {"type": "array", "items": _ref("TrainingEstimate")}}},
-        "FitsFile": {"type": "object", "required": ["schema_version", "built_on", "largest_model_on_one_gpu"],
-                     "additionalProperties": False,
-                     "properties": {"schema_version": {"const": 1}, "built_on": {"type": "string", "format": "date"},
-                                    "largest_model_on_one_gpu": {
-                                        "type": "object", "description": "gpu_id -> weight format -> largest model",
-                                        "additionalProperties": {"type": "object", "additionalProperties": largest}}}},
-        "PlanIndexFile": {"type": "object", "required": ["schema_version", "defaults", "limits", "precisions",
-                                                         "kv_precisions", "workloads", "tiers", "engines", "models"],
-                          "properties": {"schema_version": {"const": 1},
-                                         "limits": {"type": "object", "additionalProperties": {
-                                             "type": "array", "minItems": 2, "maxItems": 2}},
-                                         "precisions": {"type": "array", "items": {"type": "string"}},
-                                         "models": {"type": "array", "items": {
-                                             "type": "object", "required": ["model_id", "name", "params_b",
-                                                                            "max_context", "status"],
-                                             "properties": {"status": {"enum": ["current", "superseded", "legacy"]}}}}}},
-        "PlanCoefficientsFile": {"type": "object",
-                                 "required": ["schema_version", "models", "gpus", "machines", "calibration", "parameters"],
-                                 "properties": {"schema_version": {"const": 1}, "models": table, "gpus": table,
-                                                "machines": table, "calibration": table,
-                                                "parameters": {"type": "object",
-                                                               "additionalProperties": {"type": "number"}}}},
-        "PlanTrainingFile": {"type": "object", "required": ["schema_version", "model_id", "columns", "tokens", "scenarios"],
-                             "additionalProperties": False,
-                             "properties": {"schema_version": {"const": 1}, "model_id": {"type": "string"},
-                                            "columns": {"type": "array", "items": {"type": "string"}},
-                                            "tokens": {"type": "number"},
-                                            "scenarios": {"type": "object", "description": "workload|tier -> ranked rows",
-                                                          "additionalProperties": {"type": "array",
-                                                                                   "items": {"type": "array"}}}}},
+        "EstimatesFile": {
+            "type": "object",
+            "required": ["schema_version", "built_on", "inference", "training"],
+            "additionalProperties": False,
+            "properties": {
+                "schema_version": {"const": 1},
+                "built_on": {"type": "string", "format": "date"},
+                "inference": {"type": "array", "items": _ref("InferenceEstimate")},
+                "training": {"type": "array", "items": _ref("TrainingEstimate")},
+            },
+        },
+        "FitsFile": {
+            "type": "object",
+            "required": ["schema_version", "built_on", "largest_model_on_one_gpu"],
+            "additionalProperties": False,
+            "properties": {
+                "schema_version": {"const": 1},
+                "built_on": {"type": "string", "format": "date"},
+                "largest_model_on_one_gpu": {
+                    "type": "object",
+                    "description": "gpu_id -> weight format -> largest model",
+                    "additionalProperties": {"type": "object", "additionalProperties": largest},
+                },
+            },
+        },
+        "PlanIndexFile": {
+            "type": "object",
+            "required": [
+                "schema_version",
+                "defaults",
+                "limits",
+                "precisions",
+                "kv_precisions",
+                "workloads",
+                "tiers",
+                "engines",
+                "models",
+            ],
+            "properties": {
+                "schema_version": {"const": 1},
+                "limits": {"type": "object", "additionalProperties": {"type": "array", "minItems": 2, "maxItems": 2}},
+                "precisions": {"type": "array", "items": {"type": "string"}},
+                "models": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["model_id", "name", "params_b", "max_context", "status"],
+                        "properties": {"status": {"enum": ["current", "superseded", "legacy"]}},
+                    },
+                },
+            },
+        },
+        "PlanCoefficientsFile": {
+            "type": "object",
+            "required": ["schema_version", "models", "gpus", "machines", "calibration", "parameters"],
+            "properties": {
+                "schema_version": {"const": 1},
+                "models": table,
+                "gpus": table,
+                "machines": table,
+                "calibration": table,
+                "parameters": {"type": "object", "additionalProperties": {"type": "number"}},
+            },
+        },
+        "PlanTrainingFile": {
+            "type": "object",
+            "required": ["schema_version", "model_id", "columns", "tokens", "scenarios"],
+            "additionalProperties": False,
+            "properties": {
+                "schema_version": {"const": 1},
+                "model_id": {"type": "string"},
+                "columns": {"type": "array", "items": {"type": "string"}},
+                "tokens": {"type": "number"},
+                "scenarios": {
+                    "type": "object",
+                    "description": "workload|tier -> ranked rows",
+                    "additionalProperties": {"type": "array", "items": {"type": "array"}},
+                },
+            },
+        },
     }
-    files = {"gpus.json": "GpusFile", "offers.json": "OffersFile", "estimates.json": "EstimatesFile",
-             "fits.json": "FitsFile", "plan/index.json": "PlanIndexFile",
-             "plan/coefficients.json": "PlanCoefficientsFile", "plan/training/{model_id}.json": "PlanTrainingFile"}
+    files = {
+        "gpus.json": "GpusFile",
+        "offers.json": "OffersFile",
+        "estimates.json": "EstimatesFile",
+        "fits.json": "FitsFile",
+        "plan/index.json": "PlanIndexFile",
+        "plan/coefficients.json": "PlanCoefficientsFile",
+        "plan/training/{model_id}.json": "PlanTrainingFile",
+    }
     paths = {}
     for name, schema in files.items():
-        op = {"summary": name, "operationId": "get_" + name.replace("/", "_").replace(".json", "").replace("{", "")
-              .replace("}", ""),
-              "responses": {"200": {"description": "the file",
-                                    "content": {"application/json": {"schema": _ref(schema)}}}}}
+        op = {
+            "summary": name,
+            "operationId": "get_" + name.replace("/", "_").replace(".json", "").replace("{", "").replace("}", ""),
+            "responses": {
+                "200": {"description": "the file", "content": {"application/json": {"schema": _ref(schema)}}}
+            },
+        }
         if "{model_id}" in name:
             op["parameters"] = [{"name": "model_id", "in": "path", "required": True, "schema": {"type": "string"}}]
         paths[f"/api/v1/{name}"] = {"get": op}
-    return {"openapi": "3.1.0",
-            "info": {"title": "GPU Atlas static JSON files", "version": "1", "description": description},
-            "servers": [{"url": "/"}], "paths": paths, "components": {"schemas": schemas}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "GPU Atlas static JSON files", "version": "1", "description": description},
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {"schemas": schemas},
+    }

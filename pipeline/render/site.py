@@ -122,8 +122,13 @@ def site_key(config_file: str | Path) -> str:
     return f"{digest} mkdocs {md.version('mkdocs')} material {md.version('mkdocs-material')}"
 
 
-def build_site(config_file: str | Path, docs_dir: str | Path, site_dir: str | Path, incremental: bool = False,
-               template_cache: Path | None = None) -> SiteBuild:
+def build_site(
+    config_file: str | Path,
+    docs_dir: str | Path,
+    site_dir: str | Path,
+    incremental: bool = False,
+    template_cache: Path | None = None,
+) -> SiteBuild:
     """Build the site; template_cache keeps the theme's compiled Jinja templates between builds."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -187,8 +192,7 @@ def write_crawler_files(site: Path, site_url: str | None) -> None:
     """robots.txt naming the sitemap when the site's address is known; otherwise no sitemap at all (MkDocs
     writes one with no URL in it, which a crawler reads as a site without pages)."""
     if site_url:
-        (site / "robots.txt").write_text(f"User-agent: *\nAllow: /\nSitemap: {site_url}sitemap.xml\n",
-                                         encoding="utf-8")
+        (site / "robots.txt").write_text(f"User-agent: *\nAllow: /\nSitemap: {site_url}sitemap.xml\n", encoding="utf-8")
         return
     for name in ("sitemap.xml", "sitemap.xml.gz", "robots.txt"):
         (site / name).unlink(missing_ok=True)

@@ -28,19 +28,44 @@ def calibration_section(con: duckdb.DuckDBPyConnection, names: dict[str, str]) -
         order by v.gpu_id, v.method, v.model_as_printed, v.measured_tokens_per_s_per_gpu""").df()
     runs = int(measured["runs"].sum()) if len(measured) else 0
     if not runs:
-        return ["", "## Where the training speeds come from", "",
-                "No published training run is loaded: every GPU's estimate assumes the `training_mfu` parameter."]
+        return [
+            "",
+            "## Where the training speeds come from",
+            "",
+            "No published training run is loaded: every GPU's estimate assumes the `training_mfu` parameter.",
+        ]
     err = measured["held_out_error"].abs().median()
-    rows = [[link(names.get(r.gpu_id, r.gpu_id), f"gpus/{r.gpu_id}.md"), num(r.runs), num(r.dense_tflops),
-             num(r.memory_bandwidth_gbs), f"{r.measured_utilisation:.1%}", f"{r.held_out_utilisation:.1%}",
-             _pct(r.held_out_error)] for r in measured.itertuples()]
-    check_rows = [[link(names.get(r.gpu_id, r.gpu_id), f"gpus/{r.gpu_id}.md"), esc(r.model_as_printed), esc(r.method),
-                   esc(r.precision), num(r.seq_len), fixed(r.measured_tokens_per_s_per_gpu),
-                   fixed(r.expected_tokens_per_s_per_gpu), _pct(r.expected_tokens_per_s_per_gpu / r.measured_tokens_per_s_per_gpu - 1),
-                   url_link(r.title, r.url, 60)] for r in checks.itertuples()
-                  if r.method != "pretrain" or r.gpu_id not in set(measured.gpu_id)]
+    rows = [
+        [
+            link(names.get(r.gpu_id, r.gpu_id), f"gpus/{r.gpu_id}.md"),
+            num(r.runs),
+            num(r.dense_tflops),
+            num(r.memory_bandwidth_gbs),
+            f"{r.measured_utilisation:.1%}",
+            f"{r.held_out_utilisation:.1%}",
+            _pct(r.held_out_error),
+        ]
+        for r in measured.itertuples()
+    ]
+    check_rows = [
+        [
+            link(names.get(r.gpu_id, r.gpu_id), f"gpus/{r.gpu_id}.md"),
+            esc(r.model_as_printed),
+            esc(r.method),
+            esc(r.precision),
+            num(r.seq_len),
+            fixed(r.measured_tokens_per_s_per_gpu),
+            fixed(r.expected_tokens_per_s_per_gpu),
+            _pct(r.expected_tokens_per_s_per_gpu / r.measured_tokens_per_s_per_gpu - 1),
+            url_link(r.title, r.url, 60),
+        ]
+        for r in checks.itertuples()
+        if r.method != "pretrain" or r.gpu_id not in set(measured.gpu_id)
+    ]
     return [
-        "", "## Where the training speeds come from", "",
+        "",
+        "## Where the training speeds come from",
+        "",
         f"Training speed is an **expectation**: tokens/s = dense 16-bit TFLOPS × utilisation ÷ (FLOPs per token: "
         "6 × active parameters for a full update, 4 × for LoRA and QLoRA, + 2 × where the forward pass is recomputed). "
         f"The utilisation is calibrated on {plural(runs, 'published run', 'published runs')} (BF16 full updates of dense models at "
@@ -52,13 +77,35 @@ def calibration_section(con: duckdb.DuckDBPyConnection, names: dict[str, str]) -
         "memory: A100 40 GB and 80 GB share one peak, and the 80 GB's faster memory gives it the higher utilisation "
         f"in the same runs. Held out (each measured GPU predicted by the line fitted without it) the median error is "
         f"**{err:.0%}**; that is what an unmeasured GPU's estimate carries ({esc(line or 'no line')}). "
-        "Every GPU's utilisation and basis is in the `training_calibration` view.", "",
-        table(["GPU", "Runs", "Dense 16-bit TFLOPS", "Memory GB/s", "Utilisation (measured)", "Held out", "Error"],
-              rows, sortable=True, low=[2, 3, 5]),
-        "", "### Outside checks: published runs the calibration does not use", "",
+        "Every GPU's utilisation and basis is in the `training_calibration` view.",
+        "",
+        table(
+            ["GPU", "Runs", "Dense 16-bit TFLOPS", "Memory GB/s", "Utilisation (measured)", "Held out", "Error"],
+            rows,
+            sortable=True,
+            low=[2, 3, 5],
+        ),
+        "",
+        "### Outside checks: published runs the calibration does not use",
+        "",
         "LoRA and QLoRA runs, runs whose precision is not printed and short-sequence runs, each against its "
         "estimate (the formula above, at the GPU's utilisation); Error = expected ÷ measured − 1, so a negative error "
-        "means the run was faster than the estimate. All of them are in the `training_vs_estimate` view.", "",
-        table(["GPU", "Model", "Method", "Precision", "Sequence", "Measured tok/s per GPU", "Expected", "Error",
-               "Source"], check_rows, sortable=True, low=[3, 4, 8]),
+        "means the run was faster than the estimate. All of them are in the `training_vs_estimate` view.",
+        "",
+        table(
+            [
+                "GPU",
+                "Model",
+                "Method",
+                "Precision",
+                "Sequence",
+                "Measured tok/s per GPU",
+                "Expected",
+                "Error",
+                "Source",
+            ],
+            check_rows,
+            sortable=True,
+            low=[3, 4, 8],
+        ),
     ]

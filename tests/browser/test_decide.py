@@ -23,8 +23,13 @@ DECIDE_PAGES = PAGES + ["planner/", "compare/?gpus=nvidia-h100-sxm-80gb,nvidia-a
 
 def cli_plan(db: Path, *args: str) -> dict:
     env = {**os.environ, "GPU_ATLAS_DB": str(db)}
-    out = subprocess.run([sys.executable, "-m", "pipeline.cli", "plan", *args, "--json"], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "plan", *args, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -79,21 +84,27 @@ def test_compare_shows_the_same_prices_and_expected_speeds_as_the_database(serve
     page.wait_for_selector("#compare-out table[data-compare]")
     ids = page.locator("#compare-out table").get_attribute("data-compare").split(",")
     assert len(ids) == 4
-    rows = {r.locator("th").inner_text(): r.locator("td").all_inner_texts()
-            for r in page.locator("#compare-out tbody tr").all()}
+    rows = {
+        r.locator("th").inner_text(): r.locator("td").all_inner_texts()
+        for r in page.locator("#compare-out tbody tr").all()
+    }
     page.close()
 
     def shown(text):
         return float(re.match(r"\$?([\d,.]+)", text).group(1).replace(",", ""))
 
     for i, gpu in enumerate(ids):
-        pick = db.execute("""select min(usd_per_gpu_hour) from price_picks where gpu_id = ? and pick = 'on-demand'""",
-                          [gpu]).fetchone()[0]
+        pick = db.execute(
+            """select min(usd_per_gpu_hour) from price_picks where gpu_id = ? and pick = 'on-demand'""", [gpu]
+        ).fetchone()[0]
         cell = rows["Price, on-demand ($/GPU-hour)"][i]
         assert (cell == "–") if pick is None else shown(cell) == pytest.approx(pick, abs=0.0005)
-        expected, bound, n = db.execute("""
+        expected, bound, n = db.execute(
+            """
             select batch_decode_expected_tokens_per_s, batch_decode_tokens_per_s, gpus_used from inference_estimates
-            where gpu_id = ? and model_id = 'llama-3.3-70b' and precision = 'fp8' and single_node""", [gpu]).fetchone()
+            where gpu_id = ? and model_id = 'llama-3.3-70b' and precision = 'fp8' and single_node""",
+            [gpu],
+        ).fetchone()
         speed = rows["Llama 3.3 70B, FP8, batch of 16: expected decode tokens/s per GPU"][i]
         assert shown(speed) == pytest.approx(expected / n, rel=2e-3)  # the JSON files keep 4 significant digits
         assert shown(rows["Same, bound (no GPU exceeds it) tokens/s per GPU"][i]) == pytest.approx(bound / n, rel=2e-3)
@@ -125,7 +136,9 @@ def test_pages_are_light_and_never_block_on_the_chart_bundle(built_site):
         assert path.stat().st_size <= MAX_PAGE_BYTES, f"{path.relative_to(site)}: {path.stat().st_size:,} bytes"
         assert "vega-bundle" not in html, f"{path.relative_to(site)} references the chart bundle itself"
         head = html.split("</head>", 1)[0]
-        blocking = [s for s in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", head) if not re.search(r"\b(defer|async)\b", s)]
+        blocking = [
+            s for s in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", head) if not re.search(r"\b(defer|async)\b", s)
+        ]
         assert blocking == [], f"{path.relative_to(site)}: render-blocking {blocking}"
         ours = [s for s in re.findall(r'<script\b[^>]*src="[^"]*javascripts/[^"]*"[^>]*>', html) if "assets/" not in s]
         assert len(ours) >= 3
@@ -145,7 +158,6 @@ def test_chart_bundle_loads_only_where_there_are_charts(server, browser, page_pa
     page.close()
 
 
-
 def test_the_search_index_loads_only_when_a_reader_searches(server, browser):
     page = browser.new_page()
     requested = []
@@ -154,19 +166,24 @@ def test_the_search_index_loads_only_when_a_reader_searches(server, browser):
     page.wait_for_timeout(1000)
     assert not any("search_index.json" in u for u in requested), "the index is fetched before anyone searches"
     page.locator("label.md-search__icon, .md-search__input").first.click()
-    page.wait_for_function("() => { const m = document.querySelector('.md-search-result__meta');"
-                           " return m && m.textContent.trim() && !/initiali/i.test(m.textContent) }", timeout=90_000)
+    page.wait_for_function(
+        "() => { const m = document.querySelector('.md-search-result__meta');"
+        " return m && m.textContent.trim() && !/initiali/i.test(m.textContent) }",
+        timeout=90_000,
+    )
     assert sum("search_index.json" in u for u in requested) == 1
     page.locator("input.md-search__input").type("H100", delay=30)
     page.wait_for_selector(".md-search-result__item", timeout=60_000)
     assert page.locator(".md-search-result__item").count() > 0
     page.close()
 
+
 def contrast(fg: list[float], bg: list[float]) -> float:
     def lum(rgb):
         c = [v / 255 for v in rgb[:3]]
         c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
         return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
     a, b = sorted([lum(fg), lum(bg)], reverse=True)
     return (a + 0.05) / (b + 0.05)
 
@@ -257,15 +274,17 @@ def test_a_gpus_price_and_70b_expectation_read_the_same_on_compare_and_its_page(
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(server + f"compare/?gpus={gpu},nvidia-a100-sxm-80gb")
     page.wait_for_selector("#compare-out table[data-compare]")
-    rows = {r.locator("th").inner_text(): r.locator("td").first.inner_text()
-            for r in page.locator("#compare-out tbody tr").all()}
+    rows = {
+        r.locator("th").inner_text(): r.locator("td").first.inner_text()
+        for r in page.locator("#compare-out tbody tr").all()
+    }
     page.goto(server + f"gpus/{gpu}/")
     cells = {c.locator("span").first.inner_text(): c.inner_text() for c in page.locator(".atlas-glance > div").all()}
     page.close()
     price = re.match(r"\$([\d.]+)", rows["Price, on-demand ($/GPU-hour)"]).group(1)
     assert f"${float(price):.2f}/GPU-h" in cells["Cheapest on-demand"]
     compare_speed = rows["Llama 3.3 70B, FP8, batch of 16: expected decode tokens/s per GPU"]
-    (label, cell), = [(k, v) for k, v in cells.items() if k.startswith("Llama 3.3 70B")]
+    ((label, cell),) = [(k, v) for k, v in cells.items() if k.startswith("Llama 3.3 70B")]
     expected = re.search(r"([\d,.]+) tok/s per GPU", cell).group(1)
     assert compare_speed.startswith(expected) and "expected" in cell and "expected" in "expected decode tokens/s"
     gpus = re.search(r"on (\d+) GPUs?", compare_speed).group(1)

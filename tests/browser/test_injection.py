@@ -39,8 +39,10 @@ DOCUMENT_TEXT = ["title", "publisher"]
 
 def payload(marker: str) -> str:
     """Breaks out of a title, an attribute, a table cell, a textarea and a script element, in turn."""
-    return (f"x-{marker}\"'></title></textarea></script><svg onload=alert('{marker}')>"
-            f"<img src=x onerror=alert('{marker}')><script>window.__xss='{marker}'</script>")
+    return (
+        f"x-{marker}\"'></title></textarea></script><svg onload=alert('{marker}')>"
+        f"<img src=x onerror=alert('{marker}')><script>window.__xss='{marker}'</script>"
+    )
 
 
 def inject(root: Path) -> list[str]:
@@ -132,9 +134,11 @@ def test_no_payload_runs_in_chromium(poisoned_site, server, browser):
             # charts are drawn when they come near the screen: bring each into view
             page.evaluate("""async () => { for (const c of document.querySelectorAll('.atlas-chart')) {
                 c.scrollIntoView(); await new Promise(r => setTimeout(r, 100)); } }""")
-            page.wait_for_function("() => document.querySelectorAll('.atlas-chart[data-rendered=true], "
-                                   ".atlas-chart[data-error]').length >= document.querySelectorAll('script.atlas-spec').length",
-                                   timeout=30_000)
+            page.wait_for_function(
+                "() => document.querySelectorAll('.atlas-chart[data-rendered=true], "
+                ".atlas-chart[data-error]').length >= document.querySelectorAll('script.atlas-spec').length",
+                timeout=30_000,
+            )
         flag = page.evaluate("() => window.__xss || null")
         if flag:
             fired.append(f"{path}: window.__xss = {flag}")
@@ -145,8 +149,11 @@ def test_no_payload_runs_in_chromium(poisoned_site, server, browser):
     page.goto(server, wait_until="load")
     page.locator("label.md-search__icon, .md-search__input").first.click()
     # the search worker indexes the whole site first (slow on a busy machine); a query typed before is lost
-    page.wait_for_function("() => { const m = document.querySelector('.md-search-result__meta');"
-                           " return m && m.textContent.trim() && !/initiali/i.test(m.textContent) }", timeout=90_000)
+    page.wait_for_function(
+        "() => { const m = document.querySelector('.md-search-result__meta');"
+        " return m && m.textContent.trim() && !/initiali/i.test(m.textContent) }",
+        timeout=90_000,
+    )
     page.wait_for_timeout(2000)
     page.locator("input.md-search__input").type("onload*", delay=30)  # typed: the search listens to keys
     page.wait_for_selector(".md-search-result__item", timeout=60_000)

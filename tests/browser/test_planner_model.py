@@ -17,8 +17,16 @@ from pipeline.plan import KV_PRECISIONS, LIMITS, SERVE_PRECISIONS, plan_options
 
 pytestmark = pytest.mark.browser
 
-COMPARED = ["throughput_tokens_per_s_per_gpu", "expected_tokens_per_s_per_user", "ttft_s", "bound_tokens_per_s",
-            "usd_per_million_input_tokens", "usd_per_million_output_tokens", "usd_per_million_tokens", "required_gb"]
+COMPARED = [
+    "throughput_tokens_per_s_per_gpu",
+    "expected_tokens_per_s_per_user",
+    "ttft_s",
+    "bound_tokens_per_s",
+    "usd_per_million_input_tokens",
+    "usd_per_million_output_tokens",
+    "usd_per_million_tokens",
+    "required_gb",
+]
 
 
 def random_questions(db, n: int, seed: int = 20261124) -> list[dict]:
@@ -30,15 +38,23 @@ def random_questions(db, n: int, seed: int = 20261124) -> list[dict]:
         context = rng.randint(LIMITS["context"][0], min(top, 131072))
         output = rng.randint(1, max(1, min(4000, context // 3)))
         inp = rng.randint(1, context - output)
-        out.append({
-            "model_id": model, "workload": "serve", "precision": rng.choice(SERVE_PRECISIONS),
-            "kv_precision": rng.choice(KV_PRECISIONS), "context_tokens": context,
-            "users": int(round(2 ** rng.uniform(0, 12))), "input_tokens": inp, "output_tokens": output,
-            "tokens": None, "tier": rng.choice(["on-demand", "spot", None]),
-            "engine_family": rng.choice(["vllm-sglang", "tensorrt-llm"]),
-            "min_tokens_per_user": rng.choice([None, None, rng.uniform(1, 60)]),
-            "max_ttft_s": rng.choice([None, None, rng.uniform(0.05, 5)]),
-        })
+        out.append(
+            {
+                "model_id": model,
+                "workload": "serve",
+                "precision": rng.choice(SERVE_PRECISIONS),
+                "kv_precision": rng.choice(KV_PRECISIONS),
+                "context_tokens": context,
+                "users": int(round(2 ** rng.uniform(0, 12))),
+                "input_tokens": inp,
+                "output_tokens": output,
+                "tokens": None,
+                "tier": rng.choice(["on-demand", "spot", None]),
+                "engine_family": rng.choice(["vllm-sglang", "tensorrt-llm"]),
+                "min_tokens_per_user": rng.choice([None, None, rng.uniform(1, 60)]),
+                "max_ttft_s": rng.choice([None, None, rng.uniform(0.05, 5)]),
+            }
+        )
     return out
 
 
@@ -48,11 +64,14 @@ def test_the_page_computes_what_the_sql_computes(server, browser, db):
     page = browser.new_page()
     page.goto(server + "planner/")
     page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
-    js = page.evaluate("""async (questions) => {
+    js = page.evaluate(
+        """async (questions) => {
         const c = await (await fetch('../api/v1/plan/coefficients.json')).json();
         const m = new AtlasPlannerModel.Model(c);
         return questions.map(q => m.plan(q));
-    }""", questions)
+    }""",
+        questions,
+    )
     page.close()
     answered = compared = 0
     for i, (q, options) in enumerate(zip(questions, js)):
@@ -60,7 +79,11 @@ def test_the_page_computes_what_the_sql_computes(server, browser, db):
         assert len(options) == len(mine), (q, len(options), len(mine))
         answered += bool(len(mine))
         for o, (_, s) in zip(options, mine.iterrows()):
-            assert (o["machine_id"], o["gpu_id"], o["tensor_parallel"]) == (s.machine_id, s.gpu_id, s.tensor_parallel), q
+            assert (o["machine_id"], o["gpu_id"], o["tensor_parallel"]) == (
+                s.machine_id,
+                s.gpu_id,
+                s.tensor_parallel,
+            ), q
             for column in COMPARED:
                 assert o[column] == pytest.approx(s[column], rel=1e-3), (q, column)
             compared += 1
@@ -70,8 +93,13 @@ def test_the_page_computes_what_the_sql_computes(server, browser, db):
 
 def cli_plan(db, *args: str) -> dict:
     env = {**os.environ, "GPU_ATLAS_DB": str(db)}
-    out = subprocess.run([sys.executable, "-m", "pipeline.cli", "plan", *args, "--json"], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "plan", *args, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -88,8 +116,23 @@ def test_the_page_answers_the_issue_question_as_the_command_line(server, browser
     page.wait_for_function("() => location.search.includes('users=50') && location.search.includes('output=500')")
     first = page.locator("#planner-results tbody tr").first.locator("td")
     machine, provider, cost = first.nth(1).inner_text(), first.nth(3).inner_text(), first.nth(11).inner_text()
-    best = cli_plan(built_site["db"], "--model", "llama-3.1-70b", "--precision", "fp8", "--context", "8192",
-                    "--users", "50", "--input-tokens", "2000", "--output-tokens", "500", "--limit", "1")["options"][0]
+    best = cli_plan(
+        built_site["db"],
+        "--model",
+        "llama-3.1-70b",
+        "--precision",
+        "fp8",
+        "--context",
+        "8192",
+        "--users",
+        "50",
+        "--input-tokens",
+        "2000",
+        "--output-tokens",
+        "500",
+        "--limit",
+        "1",
+    )["options"][0]
     assert machine.startswith(f"{best['instance_gpus']} × {best['gpu_name']}")
     assert best["offering"] in machine
     assert provider == best["provider"]
@@ -99,7 +142,9 @@ def test_the_page_answers_the_issue_question_as_the_command_line(server, browser
     # a speed target removes the slower options, and the address keeps it
     page.fill("#planner-form input[name=min_user]", "30")
     page.wait_for_function("() => location.search.includes('min_user=30')")
-    speeds = [float(t.replace(",", "")) for t in page.locator("#planner-results tbody tr td:nth-child(8)").all_inner_texts()]
+    speeds = [
+        float(t.replace(",", "")) for t in page.locator("#planner-results tbody tr td:nth-child(8)").all_inner_texts()
+    ]
     assert speeds and min(speeds) >= 30
     # a load curve opens under its option
     page.locator("#planner-results .atlas-curve-button").first.click()

@@ -8,10 +8,29 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["", "training/", "inference/", "cost-per-tflop/", "vram-fit/", "prices/", "changes/", "gpus/",
-         "models/", "methodology/", "conflicts/", "sources/", "coverage/", "data/", "about/",
-         "gpus/nvidia-h100-sxm-80gb/", "gpus/nvidia-a100-sxm-80gb/", "gpus/nvidia-rtx-4090-pcie-24gb/", "planner/",
-         "compare/", "own-or-rent/"]
+PAGES = [
+    "",
+    "training/",
+    "inference/",
+    "cost-per-tflop/",
+    "vram-fit/",
+    "prices/",
+    "changes/",
+    "gpus/",
+    "models/",
+    "methodology/",
+    "conflicts/",
+    "sources/",
+    "coverage/",
+    "data/",
+    "about/",
+    "gpus/nvidia-h100-sxm-80gb/",
+    "gpus/nvidia-a100-sxm-80gb/",
+    "gpus/nvidia-rtx-4090-pcie-24gb/",
+    "planner/",
+    "compare/",
+    "own-or-rent/",
+]
 
 
 @pytest.mark.parametrize("page_path", PAGES)
@@ -20,7 +39,10 @@ def test_page_renders_all_charts_offline(server, browser, page_path, tmp_path):
     errors, outside = [], []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(server) and not r.url.startswith("data:") else None)
+    page.on(
+        "request",
+        lambda r: outside.append(r.url) if not r.url.startswith(server) and not r.url.startswith("data:") else None,
+    )
     response = page.goto(server + page_path, wait_until="load")
     assert response.status == 200
     specs = page.locator("script.atlas-spec").count()
@@ -29,7 +51,9 @@ def test_page_renders_all_charts_offline(server, browser, page_path, tmp_path):
             page.locator(".atlas-chart").nth(i).scroll_into_view_if_needed()
         page.wait_for_function(
             "n => document.querySelectorAll('.atlas-chart[data-rendered=true], .atlas-chart[data-error]').length >= n",
-            arg=specs, timeout=20_000)
+            arg=specs,
+            timeout=20_000,
+        )
         failed = page.locator(".atlas-chart[data-error]").count()
         assert failed == 0, page.locator(".atlas-chart[data-error]").first.get_attribute("data-error")
         assert page.locator(".atlas-chart svg").count() >= specs
@@ -48,6 +72,7 @@ def test_explorer_reacts_to_its_controls(server, browser):
     page.select_option("#fit-form select[name=model]", "deepseek-r1")
     large = page.locator("#fit-out tbody tr td:nth-child(3)").all_inner_texts()
     assert page.locator("#fit-out").get_attribute("data-key").startswith("deepseek-r1|")
+
     def needed(cells):
         return sum(int(c.split()[0]) for c in cells)
 
@@ -63,7 +88,10 @@ def test_table_sorts_on_click(server, browser):
     header.click()
     header.click()  # descending
     first = page.locator(".atlas-sortable table tbody tr").first.locator("td").nth(1).inner_text()
-    values = [re.sub(r"[^0-9.]", "", v) for v in page.locator(".atlas-sortable table tbody tr td:nth-child(2)").all_inner_texts()]
+    values = [
+        re.sub(r"[^0-9.]", "", v)
+        for v in page.locator(".atlas-sortable table tbody tr td:nth-child(2)").all_inner_texts()
+    ]
     numbers = [float(v) for v in values if v]
     assert float(re.sub(r"[^0-9.]", "", first)) == max(numbers)
     page.close()

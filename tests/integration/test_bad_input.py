@@ -58,6 +58,7 @@ def set_cell(column: str, line: int, value: str):
         cells[header.index(column)] = value
         lines[line - 1] = ",".join(cells)
         return lines
+
     return fn
 
 
@@ -65,6 +66,7 @@ def drop_column(column: str):
     def fn(lines):
         i = lines[0].split(",").index(column)
         return [",".join(c for j, c in enumerate(ln.split(",")) if j != i) for ln in lines]
+
     return fn
 
 
@@ -72,18 +74,49 @@ CASES = [
     ("negative price", PRICES, set_cell("usd_per_hour", 2, "-1.5"), True, [PRICES, "row 2", "usd_per_hour", "> 0"]),
     ("zero price", PRICES, set_cell("usd_per_hour", 3, "0"), True, [PRICES, "row 3", "usd_per_hour"]),
     ("non-numeric figure", FIGURES, set_cell("value", 2, "n/a"), True, [FIGURES, "row 2", "value", "cannot be read"]),
-    ("missing column", PRICES, drop_column("pricing_tier"), True, [PRICES, "pricing_tier", "required column is missing"]),
+    (
+        "missing column",
+        PRICES,
+        drop_column("pricing_tier"),
+        True,
+        [PRICES, "pricing_tier", "required column is missing"],
+    ),
     ("duplicate key", PRICES, lambda ls: ls + [ls[1]], True, [PRICES, "duplicate key"]),
-    ("unknown GPU in alias table", ALIASES, set_cell("gpu_id", 2, "nvidia-h999-sxm-80gb"), True,
-     [ALIASES, "row 2", "gpu_id", "in no gpus.csv"]),
-    ("price in a currency with no dated rate", CNY_PRICES, set_cell("currency", 2, "GBP"), True,
-     [CNY_PRICES, "row 2", "GBP", "exchange rate"]),
-    ("a price given in two currencies", CNY_PRICES, set_cell("usd_per_hour", 2, "1.7"), True,
-     [CNY_PRICES, "row 2", "not both"]),
-    ("offer outside a partial snapshot's GPUs", PARTIAL, set_cell("gpu_name", 2, "B200"), True,
-     [PARTIAL, "row 2", "covers"]),
-    ("offer outside a snapshot's GPU counts", DO_ONE_GPU, set_cell("gpu_count", 2, "8"), True,
-     [DO_ONE_GPU, "row 2", "GPU counts"]),
+    (
+        "unknown GPU in alias table",
+        ALIASES,
+        set_cell("gpu_id", 2, "nvidia-h999-sxm-80gb"),
+        True,
+        [ALIASES, "row 2", "gpu_id", "in no gpus.csv"],
+    ),
+    (
+        "price in a currency with no dated rate",
+        CNY_PRICES,
+        set_cell("currency", 2, "GBP"),
+        True,
+        [CNY_PRICES, "row 2", "GBP", "exchange rate"],
+    ),
+    (
+        "a price given in two currencies",
+        CNY_PRICES,
+        set_cell("usd_per_hour", 2, "1.7"),
+        True,
+        [CNY_PRICES, "row 2", "not both"],
+    ),
+    (
+        "offer outside a partial snapshot's GPUs",
+        PARTIAL,
+        set_cell("gpu_name", 2, "B200"),
+        True,
+        [PARTIAL, "row 2", "covers"],
+    ),
+    (
+        "offer outside a snapshot's GPU counts",
+        DO_ONE_GPU,
+        set_cell("gpu_count", 2, "8"),
+        True,
+        [DO_ONE_GPU, "row 2", "GPU counts"],
+    ),
     ("checksum mismatch", PRICES, set_cell("usd_per_hour", 2, "9.99"), False, ["prices.source.yml", "checksum"]),
 ]
 
@@ -154,7 +187,9 @@ def test_price_refresh_touches_only_prices(good_build):
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok, outcome.errors
         assert "core_price_history" in outcome.materialized and "site" in outcome.materialized
-        assert not {"core_gpus", "core_spec_claims", "out_memory_requirements", "raw_models"} & set(outcome.materialized)
+        assert not {"core_gpus", "core_spec_claims", "out_memory_requirements", "raw_models"} & set(
+            outcome.materialized
+        )
         changes = (good_build / "build" / "site" / "changes" / "index.html").read_text(encoding="utf-8")
         assert "repriced" in changes and "+10.0%" in changes and DAY in changes
     finally:
@@ -170,7 +205,7 @@ def test_untrusted_text_is_escaped_on_the_site(good_build):
     try:
         lines = (folder / "prices.csv").read_text(encoding="utf-8").splitlines()
         cells = lines[1].split(",")
-        cells[0] = '<img src=x onerror=alert(1)>*evil*'
+        cells[0] = "<img src=x onerror=alert(1)>*evil*"
         lines[1] = ",".join(cells)
         (folder / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
         write_checksums(good_build / "sources")
@@ -197,6 +232,7 @@ def _bytes(rel: str, fn):
     def change(src: Path):
         path = src / rel
         path.write_bytes(fn(path.read_bytes()))
+
     return change
 
 
@@ -231,44 +267,119 @@ def _price(rel: str, line: int, old: str, new: str):
         assert f",{old}," in lines[line - 1]
         lines[line - 1] = lines[line - 1].replace(f",{old},", f",{new},", 1)
         return lines
+
     return _lines(rel, fn)
 
 
 FAULTS = [
-    ("price per month", _price(PAPERSPACE, 11, "0.76", "554.8"), True,
-     [PAPERSPACE, "row 11", "column 'usd_per_hour'", "(value: '554.8')", "$554.80 per GPU-hour",
-      "outside $0.02 to $10.00 per GPU-hour for a workstation GPU", "price_exceptions"]),
-    ("price in cents", _price(PAPERSPACE, 8, "1.10", "110"), True,
-     [PAPERSPACE, "row 8", "column 'usd_per_hour'", "(value: '110')", "for a workstation GPU", "price_exceptions"]),
-    ("a whole instance read as one GPU", _price(PRICES, 3, "8,31.92", "1,31.92"), True,
-     [PRICES, "row 3", "column 'usd_per_hour'", "(value: '31.92')", "x the median", "(on-demand, list) at",
-      "other provider(s)", "price_exceptions"]),
-    ("unterminated quote", _bytes(PRICES, _cut_inside_quote), True,
-     [PRICES, "row 5", "a quoted field is never closed"]),
-    ("ragged row", _lines(PRICES, lambda ls: ls[:3] + [ls[3] + ",extra"] + ls[4:]), True,
-     [PRICES, "row 4", "row has 10 fields, the header 9"]),
-    ("duplicated column name", _lines(PRICES, lambda ls: [ls[0].replace("gpu_memory_gb", "gpu_name")] + ls[1:]), True,
-     [PRICES, "row 1", "column 'gpu_name'", "appears more than once"]),
-    ("empty column name", _lines(PRICES, lambda ls: [ln + "," for ln in ls]), True,
-     [PRICES, "row 1", "column 10 of the header has no name"]),
-    ("NUL bytes", _bytes(PRICES, lambda d: d.replace(b"NVIDIA H100 SXM,", b"NVIDIA H100\x00 SXM,", 1)), True,
-     [PRICES, "row 3", "NUL byte"]),
-    ("Latin-1 byte in a figures file", _bytes(FIGURES, lambda d: d[:200] + b"\xe9" + d[200:]), True,
-     [FIGURES, "not valid UTF-8: byte 0xe9"]),
-    ("Latin-1 byte in a sidecar", _bytes(SIDECAR, lambda d: d.replace(b"Lambda", b"Lambd\xe0", 1)), False,
-     [SIDECAR, "row 1", "not valid UTF-8: byte 0xe0"]),
-    ("random bytes as prices.csv", _bytes(PRICES, lambda d: bytes(random.Random(5).randrange(256) for _ in range(6000))),
-     True, [PRICES, "not valid UTF-8"]),
-    ("header-only snapshot", _lines(PRICES, lambda ls: ls[:1]), True,
-     [PRICES, "no offer", "withdrawn_all: true"]),
-    ("snapshot dated after the build date", _snapshot_on("2027-12-28"), True,
-     ["prices/lambda/2027-12-28/prices.csv", "snapshot folder dated after the build date"]),
-    ("accessed_on two years before the folder's date", _yaml_key("accessed_on", "2024-09-20"), True,
-     [SIDECAR, "accessed_on", "days before the snapshot folder's date 2026-09-20"]),
-    ("javascript: URL", _yaml_key("url", '"javascript:alert(1)"'), True,
-     [SIDECAR, "column 'url'", "must start with https:// or http:// or seed:"]),
-    ("folder symlinked from outside sources/", _symlink_outside, True,
-     ["prices/linked/2026-10-01/prices.csv", "a symlink that leaves sources/"]),
+    (
+        "price per month",
+        _price(PAPERSPACE, 11, "0.76", "554.8"),
+        True,
+        [
+            PAPERSPACE,
+            "row 11",
+            "column 'usd_per_hour'",
+            "(value: '554.8')",
+            "$554.80 per GPU-hour",
+            "outside $0.02 to $10.00 per GPU-hour for a workstation GPU",
+            "price_exceptions",
+        ],
+    ),
+    (
+        "price in cents",
+        _price(PAPERSPACE, 8, "1.10", "110"),
+        True,
+        [PAPERSPACE, "row 8", "column 'usd_per_hour'", "(value: '110')", "for a workstation GPU", "price_exceptions"],
+    ),
+    (
+        "a whole instance read as one GPU",
+        _price(PRICES, 3, "8,31.92", "1,31.92"),
+        True,
+        [
+            PRICES,
+            "row 3",
+            "column 'usd_per_hour'",
+            "(value: '31.92')",
+            "x the median",
+            "(on-demand, list) at",
+            "other provider(s)",
+            "price_exceptions",
+        ],
+    ),
+    (
+        "unterminated quote",
+        _bytes(PRICES, _cut_inside_quote),
+        True,
+        [PRICES, "row 5", "a quoted field is never closed"],
+    ),
+    (
+        "ragged row",
+        _lines(PRICES, lambda ls: ls[:3] + [ls[3] + ",extra"] + ls[4:]),
+        True,
+        [PRICES, "row 4", "row has 10 fields, the header 9"],
+    ),
+    (
+        "duplicated column name",
+        _lines(PRICES, lambda ls: [ls[0].replace("gpu_memory_gb", "gpu_name")] + ls[1:]),
+        True,
+        [PRICES, "row 1", "column 'gpu_name'", "appears more than once"],
+    ),
+    (
+        "empty column name",
+        _lines(PRICES, lambda ls: [ln + "," for ln in ls]),
+        True,
+        [PRICES, "row 1", "column 10 of the header has no name"],
+    ),
+    (
+        "NUL bytes",
+        _bytes(PRICES, lambda d: d.replace(b"NVIDIA H100 SXM,", b"NVIDIA H100\x00 SXM,", 1)),
+        True,
+        [PRICES, "row 3", "NUL byte"],
+    ),
+    (
+        "Latin-1 byte in a figures file",
+        _bytes(FIGURES, lambda d: d[:200] + b"\xe9" + d[200:]),
+        True,
+        [FIGURES, "not valid UTF-8: byte 0xe9"],
+    ),
+    (
+        "Latin-1 byte in a sidecar",
+        _bytes(SIDECAR, lambda d: d.replace(b"Lambda", b"Lambd\xe0", 1)),
+        False,
+        [SIDECAR, "row 1", "not valid UTF-8: byte 0xe0"],
+    ),
+    (
+        "random bytes as prices.csv",
+        _bytes(PRICES, lambda d: bytes(random.Random(5).randrange(256) for _ in range(6000))),
+        True,
+        [PRICES, "not valid UTF-8"],
+    ),
+    ("header-only snapshot", _lines(PRICES, lambda ls: ls[:1]), True, [PRICES, "no offer", "withdrawn_all: true"]),
+    (
+        "snapshot dated after the build date",
+        _snapshot_on("2027-12-28"),
+        True,
+        ["prices/lambda/2027-12-28/prices.csv", "snapshot folder dated after the build date"],
+    ),
+    (
+        "accessed_on two years before the folder's date",
+        _yaml_key("accessed_on", "2024-09-20"),
+        True,
+        [SIDECAR, "accessed_on", "days before the snapshot folder's date 2026-09-20"],
+    ),
+    (
+        "javascript: URL",
+        _yaml_key("url", '"javascript:alert(1)"'),
+        True,
+        [SIDECAR, "column 'url'", "must start with https:// or http:// or seed:"],
+    ),
+    (
+        "folder symlinked from outside sources/",
+        _symlink_outside,
+        True,
+        ["prices/linked/2026-10-01/prices.csv", "a symlink that leaves sources/"],
+    ),
 ]
 
 
@@ -285,8 +396,10 @@ def restore(good_build, tmp_path):
 
 def everything(base: Path) -> dict[str, str]:
     """Digest of the database and of every site and generated page file."""
-    files = [base / "data" / "atlas.duckdb", *(p for p in (base / "build").rglob("*") if p.is_file()
-                                                   and ".lock" not in p.name and ".cache" not in p.parts)]
+    files = [
+        base / "data" / "atlas.duckdb",
+        *(p for p in (base / "build").rglob("*") if p.is_file() and ".lock" not in p.name and ".cache" not in p.parts),
+    ]
     return {str(p.relative_to(base)): digest(p) for p in files}
 
 

@@ -32,11 +32,17 @@ def test_two_builds_are_identical(built_site, tmp_path):
         assert first.keys() == second.keys()
         assert len(first) > 60
         # DuckDB's storage does not write the same bytes twice: the database file is compared by content below
-        differing = [str(rel) for rel, path in first.items()
-                     if rel.suffix != ".duckdb" and path.read_bytes() != second[rel].read_bytes()]
+        differing = [
+            str(rel)
+            for rel, path in first.items()
+            if rel.suffix != ".duckdb" and path.read_bytes() != second[rel].read_bytes()
+        ]
         assert differing == [], f"{sub}: {differing}"
     downloads = [rel for rel in files(first_build / "site") if rel.parts[0] == "downloads"]
-    assert sum(rel.suffix == ".csv" for rel in downloads) >= 15 and sum(rel.suffix == ".parquet" for rel in downloads) >= 16
+    assert (
+        sum(rel.suffix == ".csv" for rel in downloads) >= 15
+        and sum(rel.suffix == ".parquet" for rel in downloads) >= 16
+    )
     # every view holds the same rows (a view has no order of its own; the downloads above are ordered)
     reference = views(built_site["db"])
     assert all(reference.values())

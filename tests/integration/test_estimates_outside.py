@@ -20,8 +20,20 @@ def test_every_model_count_matches_its_card_or_says_why(db):
 
 
 def test_no_model_has_a_null_formula_input_or_a_null_row(db):
-    inputs = ["params_b", "active_params_b", "layers", "hidden_size", "intermediate_size", "attention_heads",
-              "kv_heads", "head_dim", "vocab_size", "max_context", "tied_embeddings", "mlp_kind"]
+    inputs = [
+        "params_b",
+        "active_params_b",
+        "layers",
+        "hidden_size",
+        "intermediate_size",
+        "attention_heads",
+        "kv_heads",
+        "head_dim",
+        "vocab_size",
+        "max_context",
+        "tied_embeddings",
+        "mlp_kind",
+    ]
     nulls = db.execute(f"select model_id from models where {' or '.join(f'{c} is null' for c in inputs)}").fetchall()
     assert nulls == []
     # Qwen3-30B-A3B (its config: hidden 2048, head_dim 128, 128 experts of 768, 8 per token) has full rows
@@ -29,8 +41,12 @@ def test_no_model_has_a_null_formula_input_or_a_null_row(db):
                         from inference_estimates where model_id = 'qwen3-30b-a3b'""").fetchone()
     assert row[0] > 40 and row[0] == row[1]
     assert row[2] > 0
-    assert db.execute("select count(*) from vram_fit where model_id = 'qwen3-30b-a3b' and required_gb is null"
-                      ).fetchone()[0] == 0
+    assert (
+        db.execute("select count(*) from vram_fit where model_id = 'qwen3-30b-a3b' and required_gb is null").fetchone()[
+            0
+        ]
+        == 0
+    )
 
 
 def test_llama_3_1_8b_checkpoints(db):
@@ -70,16 +86,24 @@ def test_one_rtx_4090_serves_llama_3_1_8b_bf16(db):
 
 
 def test_only_real_deployments(db):
-    degrees = {r[0] for r in db.execute("select distinct batch1_gpus from inference_estimates union "
-                                        "select distinct gpus_used from inference_estimates").fetchall()}
+    degrees = {
+        r[0]
+        for r in db.execute(
+            "select distinct batch1_gpus from inference_estimates union "
+            "select distinct gpus_used from inference_estimates"
+        ).fetchall()
+    }
     assert all(d in (1, 2, 4, 8) or d % 8 == 0 for d in degrees), degrees
     fp8_without_units = db.execute("""select count(*) from inference_estimates as e join gpus as g using (gpu_id)
                                       where e.compute_mode = 'fp8 (W8A8)' and g.fp8_tflops is null""").fetchone()[0]
     assert fp8_without_units == 0
     assert db.execute("select count(*) from inference_estimates where compute_mode = 'fp8 (W8A8)'").fetchone()[0] > 0
     # Llama 3.1 70B has 64 heads: every serving deployment of it divides them
-    assert db.execute("""select count(*) from vram_fit where model_id = 'llama-3.1-70b' and workload = 'inference'
-                         and fits and 64 % gpu_count <> 0""").fetchone()[0] == 0
+    assert (
+        db.execute("""select count(*) from vram_fit where model_id = 'llama-3.1-70b' and workload = 'inference'
+                         and fits and 64 % gpu_count <> 0""").fetchone()[0]
+        == 0
+    )
     assert db.execute(steps.INFERENCE_ESTIMATE_FAULTS).fetchone() == (0, 0, 0, 0)
 
 
@@ -98,19 +122,31 @@ def test_finetune_time_and_cost_wherever_a_price_exists(db):
                               and finetune_usd is null""").fetchone()[0]
     assert missing == 0
     # a fine-tune no deployment can hold has neither time nor cost
-    assert db.execute("select count(*) from training_estimates where gpus_needed is null and "
-                      "(finetune_usd is not null or finetune_hours is not null)").fetchone()[0] == 0
+    assert (
+        db.execute(
+            "select count(*) from training_estimates where gpus_needed is null and "
+            "(finetune_usd is not null or finetune_hours is not null)"
+        ).fetchone()[0]
+        == 0
+    )
     assert db.execute("select count(*) from training_estimates where finetune_usd > 0").fetchone()[0] > 50
     # LoRA and QLoRA skip the weight gradients (4N FLOPs per token) and recompute the forward pass (+2N) only where
     # the activations would not fit: on an 80 GB card Llama 3.1 8B's LoRA needs no recomputation, on 24 GB it does
-    flops = dict(db.execute("""select gpu_id, flops_per_param_token from training_estimates
-                               where model_id = 'llama-3.1-8b' and method = 'lora'""").fetchall())
+    flops = dict(
+        db.execute("""select gpu_id, flops_per_param_token from training_estimates
+                               where model_id = 'llama-3.1-8b' and method = 'lora'""").fetchall()
+    )
     assert flops["nvidia-h100-sxm-80gb"] == 4 and flops["nvidia-rtx-4090-pcie-24gb"] == 6
-    full = dict(db.execute("""select method, tokens_per_s_per_gpu from training_estimates
-                              where model_id = 'llama-3.1-8b' and gpu_id = 'nvidia-h100-sxm-80gb'""").fetchall())
+    full = dict(
+        db.execute("""select method, tokens_per_s_per_gpu from training_estimates
+                              where model_id = 'llama-3.1-8b' and gpu_id = 'nvidia-h100-sxm-80gb'""").fetchall()
+    )
     assert full["lora"] == pytest.approx(full["full"] * 6 / 4)
-    assert db.execute("""select count(*) from training_estimates where method = 'full'
-                         and flops_per_param_token <> 6""").fetchone()[0] == 0
+    assert (
+        db.execute("""select count(*) from training_estimates where method = 'full'
+                         and flops_per_param_token <> 6""").fetchone()[0]
+        == 0
+    )
 
 
 def test_moe_batch_reads_the_experts_it_touches(db):

@@ -23,6 +23,7 @@ def call(server, tool: str, args: dict):
     async def go():
         async with Client(server) as client:
             return await client.call_tool(tool, args)
+
     return asyncio.run(go())
 
 
@@ -35,14 +36,18 @@ def payload(result) -> dict:
 
 def test_the_tools_over_stdio_and_the_planners_first_option(built_site):
     """The server as an assistant launches it (`gpu-atlas mcp`, stdio), against the same build's database."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "pipeline.cli", "mcp"],
-                                   env={**os.environ, "GPU_ATLAS_DB": str(built_site["db"])})
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "pipeline.cli", "mcp"],
+        env={**os.environ, "GPU_ATLAS_DB": str(built_site["db"])},
+    )
 
     async def go():
         async with Client(params) as client:
             tools = await client.list_tools()
             answer = await client.call_tool("plan", {"model": "llama-3.1-70b", "users": 50, "precision": "fp8"})
             return {t.name for t in tools.tools}, answer
+
     names, answer = asyncio.run(go())
     assert TOOLS <= names
     got = payload(answer)

@@ -19,9 +19,11 @@ def test_every_sidecar_and_checksum_is_valid():
 
 
 def test_gpus_are_dense(db):
-    h100 = db.execute("select bf16_tflops, fp8_tflops, memory_gb from gpus where gpu_id = 'nvidia-h100-sxm-80gb'").fetchone()
+    h100 = db.execute(
+        "select bf16_tflops, fp8_tflops, memory_gb from gpus where gpu_id = 'nvidia-h100-sxm-80gb'"
+    ).fetchone()
     assert h100[0] == pytest.approx(989.5, rel=0.01)  # not the sparse 1,979
-    assert h100[1] == pytest.approx(1979, rel=0.01)   # not the sparse 3,958
+    assert h100[1] == pytest.approx(1979, rel=0.01)  # not the sparse 3,958
     assert h100[2] == 80
     assert db.execute("select count(*) from gpus").fetchone()[0] >= 40
 
@@ -34,8 +36,10 @@ def test_unsupported_precision_is_null_never_zero(db):
 
 
 def test_variants_stay_apart(db):
-    rows = dict(db.execute("""select gpu_id, memory_bandwidth_gbs from gpus
-                              where family = 'h100'""").fetchall())
+    rows = dict(
+        db.execute("""select gpu_id, memory_bandwidth_gbs from gpus
+                              where family = 'h100'""").fetchall()
+    )
     assert len(rows) == 3
     assert rows["nvidia-h100-sxm-80gb"] != rows["nvidia-h100-pcie-80gb"]
 
@@ -55,15 +59,20 @@ def test_every_seed_claim_is_classified(db):
     assert row[0] == "another variant" and "NVL" in row[1]
 
 
-@pytest.mark.parametrize("gpu_id, precision, value", [
-    ("nvidia-rtx-a6000-pcie-48gb", "fp64", 1.21),   # equals B300's 1.2 by coincidence
-    ("nvidia-rtx-a4000-pcie-16gb", "fp64", 0.599),  # equals the RTX A6000's 0.605 by coincidence
-    ("nvidia-h100-sxm-80gb", "fp16", 248.3),        # equals the A10's 250 sparse by coincidence
-])
+@pytest.mark.parametrize(
+    "gpu_id, precision, value",
+    [
+        ("nvidia-rtx-a6000-pcie-48gb", "fp64", 1.21),  # equals B300's 1.2 by coincidence
+        ("nvidia-rtx-a4000-pcie-16gb", "fp64", 0.599),  # equals the RTX A6000's 0.605 by coincidence
+        ("nvidia-h100-sxm-80gb", "fp16", 248.3),  # equals the A10's 250 sparse by coincidence
+    ],
+)
 def test_a_coincidence_with_an_unrelated_gpu_explains_nothing(db, gpu_id, precision, value):
-    rows = db.execute("""select classification, explanation from spec_claims
+    rows = db.execute(
+        """select classification, explanation from spec_claims
                          where gpu_id = ? and metric = 'compute' and precision = ? and abs(value - ?) < 1e-9""",
-                      [gpu_id, precision, value]).fetchall()
+        [gpu_id, precision, value],
+    ).fetchall()
     assert rows
     for classification, explanation in rows:
         assert classification == "unexplained", (classification, explanation)
@@ -73,7 +82,9 @@ def test_a_coincidence_with_an_unrelated_gpu_explains_nothing(db, gpu_id, precis
 def test_explanations_name_only_the_same_gpu_or_its_family(db):
     bad = db.execute("""select count(*) from spec_claims where classification not in
                         ('canonical', 'agrees', 'sparse figure', 'other rate', 'another precision',
-                         'another variant', 'no datasheet figure', 'documents disagree', 'unexplained')""").fetchone()[0]
+                         'another variant', 'no datasheet figure', 'documents disagree', 'unexplained')""").fetchone()[
+        0
+    ]
     assert bad == 0
 
 
@@ -88,7 +99,9 @@ def test_coverage_lists_what_could_be_published_and_is_not(db):
     rows = {g: (m or "") for g, m in db.execute("select gpu_id, missing_figures from coverage").fetchall()}
     # every empty canonical column of a GPU is either listed or excused by a stated rule
     assert "launch_price_usd" not in rows["nvidia-h100-sxm-80gb"]  # data-centre: no vendor list price
-    lacking = db.execute("select gpu_id from gpus where launch_price_usd is null and segment <> 'datacenter'").fetchall()
+    lacking = db.execute(
+        "select gpu_id from gpus where launch_price_usd is null and segment <> 'datacenter'"
+    ).fetchall()
     assert lacking and all("launch_price_usd" in rows[g] for (g,) in lacking)
     assert "tf32_tflops" not in rows["nvidia-v100-sxm-16gb"]  # Volta has no TF32
     no_bandwidth = db.execute("select gpu_id from gpus where memory_bandwidth_gbs is null").fetchall()
@@ -106,21 +119,35 @@ def test_every_offer_is_mapped_or_listed(db):
 
 def test_every_offer_of_the_seed_price_list_maps(db):
     """Seed article 004's Paperspace list: every machine name is pinned to one variant (form factor and memory)."""
-    unmapped = db.execute("select distinct provider_gpu_name from price_history where provider = 'paperspace' and gpu_id is null").fetchall()
+    unmapped = db.execute(
+        "select distinct provider_gpu_name from price_history where provider = 'paperspace' and gpu_id is null"
+    ).fetchall()
     assert unmapped == []
-    assert db.execute("select count(distinct gpu_id) from price_history where provider = 'paperspace'").fetchone()[0] >= 14
+    assert (
+        db.execute("select count(distinct gpu_id) from price_history where provider = 'paperspace'").fetchone()[0] >= 14
+    )
 
 
 def test_price_per_gpu_hour_divides_instance_price(db):
-    bad = db.execute("select count(*) from price_history where abs(usd_per_gpu_hour * gpu_count - usd_per_hour) > 1e-9").fetchone()[0]
+    bad = db.execute(
+        "select count(*) from price_history where abs(usd_per_gpu_hour * gpu_count - usd_per_hour) > 1e-9"
+    ).fetchone()[0]
     assert bad == 0
-    tiers = {r[0] for r in db.execute("select distinct pricing_tier from price_history where provider = 'paperspace'").fetchall()}
+    tiers = {
+        r[0]
+        for r in db.execute("select distinct pricing_tier from price_history where provider = 'paperspace'").fetchall()
+    }
     assert {"promotional", "on-demand"} <= tiers
 
 
 def test_vram_fit_covers_models_and_sums(db):
     assert db.execute("select count(distinct model_id) from vram_fit").fetchone()[0] >= 30
-    assert db.execute("select count(distinct model_id) from vram_fit v join models m using (model_id) where m.is_moe").fetchone()[0] >= 2
+    assert (
+        db.execute(
+            "select count(distinct model_id) from vram_fit v join models m using (model_id) where m.is_moe"
+        ).fetchone()[0]
+        >= 2
+    )
     bad = db.execute("""select count(*) from vram_fit where abs(weights_gb + kv_cache_gb + gradients_gb + optimizer_gb
                         + activations_gb + overhead_gb - required_gb) > 1e-6""").fetchone()[0]
     assert bad == 0
@@ -142,7 +169,7 @@ def test_rankings_have_both_workloads(db):
 def test_every_view_column_is_documented(db):
     missing = []
     for view in VIEWS:
-        for (col, *_rest) in db.execute(f"describe {view}").fetchall():
+        for col, *_rest in db.execute(f"describe {view}").fetchall():
             if col not in COLUMN_DOCS:
                 missing.append(f"{view}.{col}")
     assert missing == []
@@ -176,15 +203,21 @@ def test_fit_command_breakdown_sums(built_site):
     from pipeline.cli import app
 
     env = {"GPU_ATLAS_DB": str(built_site["db"])}
-    result = CliRunner().invoke(app, ["fit", "--model", "llama-3.1-70b", "--precision", "fp8", "--context", "32768",
-                                      "--json"], env=env)
+    result = CliRunner().invoke(
+        app, ["fit", "--model", "llama-3.1-70b", "--precision", "fp8", "--context", "32768", "--json"], env=env
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert sum(data["breakdown_gb"].values()) == pytest.approx(data["required_gb"])
     # FP8 linear layers (1 byte) with the embeddings and the untied head at 2 bytes, from the config's counts
-    m = duckdb.connect(str(built_site["db"]), read_only=True).execute(
-        "select linear_params_b, embedding_params_b + head_params_b, other_params_b from models "
-        "where model_id = 'llama-3.1-70b'").fetchone()
+    m = (
+        duckdb.connect(str(built_site["db"]), read_only=True)
+        .execute(
+            "select linear_params_b, embedding_params_b + head_params_b, other_params_b from models "
+            "where model_id = 'llama-3.1-70b'"
+        )
+        .fetchone()
+    )
     assert data["breakdown_gb"]["weights_gb"] == pytest.approx(m[0] + 2 * m[1] + 2 * m[2])
     assert 72 < data["breakdown_gb"]["weights_gb"] < 73.5
     # GQA: 2 x 80 layers x 8 KV heads x 128 x 32768 tokens x 2 bytes
@@ -197,21 +230,26 @@ def test_fit_command_breakdown_sums(built_site):
     assert bad.exit_code == 2 and "unknown model" in bad.output
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--workload", "foo"], "--workload"),
-    (["--context", "-5"], "--context"),
-    (["--batch", "0"], "--batch"),
-    (["--precision", "fp4"], "--precision"),
-    (["--workload", "training", "--method", "full", "--precision", "fp8"], "--precision"),
-    (["--method", "dpo", "--workload", "training"], "--method"),
-    (["--recompute", "some"], "--recompute"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--workload", "foo"], "--workload"),
+        (["--context", "-5"], "--context"),
+        (["--batch", "0"], "--batch"),
+        (["--precision", "fp4"], "--precision"),
+        (["--workload", "training", "--method", "full", "--precision", "fp8"], "--precision"),
+        (["--method", "dpo", "--workload", "training"], "--method"),
+        (["--recompute", "some"], "--recompute"),
+    ],
+)
 def test_fit_command_refuses_nonsense(built_site, args, says):
     from typer.testing import CliRunner
 
     from pipeline.cli import app
 
-    result = CliRunner().invoke(app, ["fit", "--model", "llama-3.1-8b", *args], env={"GPU_ATLAS_DB": str(built_site["db"])})
+    result = CliRunner().invoke(
+        app, ["fit", "--model", "llama-3.1-8b", *args], env={"GPU_ATLAS_DB": str(built_site["db"])}
+    )
     assert result.exit_code == 2, result.output
     assert says in result.output
 
@@ -245,9 +283,18 @@ def test_every_spec_source_kind_says_what_the_document_is(db):
 
 
 NAMED_VARIANTS = [
-    "nvidia-h20-sxm-96gb", "nvidia-h800-sxm-80gb", "nvidia-h800-pcie-80gb", "nvidia-a800-sxm-80gb",
-    "nvidia-a800-pcie-80gb", "nvidia-l20-pcie-48gb", "nvidia-rtx-4090d-pcie-24gb", "nvidia-gb300-sxm-288gb",
-    "amd-mi350x-oam-288gb", "amd-mi300a-socket-128gb", "nvidia-gh200-sxm-144gb", "nvidia-rtx-5080-pcie-16gb",
+    "nvidia-h20-sxm-96gb",
+    "nvidia-h800-sxm-80gb",
+    "nvidia-h800-pcie-80gb",
+    "nvidia-a800-sxm-80gb",
+    "nvidia-a800-pcie-80gb",
+    "nvidia-l20-pcie-48gb",
+    "nvidia-rtx-4090d-pcie-24gb",
+    "nvidia-gb300-sxm-288gb",
+    "amd-mi350x-oam-288gb",
+    "amd-mi300a-socket-128gb",
+    "nvidia-gh200-sxm-144gb",
+    "nvidia-rtx-5080-pcie-16gb",
     "intel-gaudi3-oam-128gb",
 ]
 
@@ -260,7 +307,9 @@ def test_the_catalogue_holds_the_gpus_people_rent(db):
 
 
 def test_h100_pcie_fp8_is_the_dense_half_of_the_datasheets_sparse_figure(db):
-    fp8, memory_type = db.execute("select fp8_tflops, memory_type from gpus where gpu_id = 'nvidia-h100-pcie-80gb'").fetchone()
+    fp8, memory_type = db.execute(
+        "select fp8_tflops, memory_type from gpus where gpu_id = 'nvidia-h100-pcie-80gb'"
+    ).fetchone()
     assert fp8 == pytest.approx(1513)  # NVIDIA prints 3,026 with sparsity
     assert memory_type == "HBM2e"
 
@@ -280,8 +329,11 @@ def test_every_name_states_the_memory_of_its_row(db):
 def test_module_power_is_never_a_gpu_tdp(db):
     # GH200's power covers CPU + GPU + memory: kept as a figure, not as the GPU's TDP
     assert db.execute("select tdp_w from gpus where gpu_id = 'nvidia-gh200-sxm-96gb'").fetchone()[0] is None
-    assert db.execute("""select count(*) from spec_claims where gpu_id = 'nvidia-gh200-sxm-96gb'
-                         and metric = 'module_power'""").fetchone()[0] == 1
+    assert (
+        db.execute("""select count(*) from spec_claims where gpu_id = 'nvidia-gh200-sxm-96gb'
+                         and metric = 'module_power'""").fetchone()[0]
+        == 1
+    )
     # MI250 / MI250X: 500 W TDP per two-die module, so 250 W per die (not half the 560 W peak)
     tdps = dict(db.execute("select gpu_id, tdp_w from gpus where family = 'mi200' and gpus_per_product = 2").fetchall())
     assert tdps == {"amd-mi250-oam-128gb": 250, "amd-mi250x-oam-128gb": 250}
@@ -326,21 +378,38 @@ def test_one_cheapest_h100_sxm_price_everywhere(built_site, db):
     from pipeline.cli import app
 
     gpu = "nvidia-h100-sxm-80gb"
-    price = db.execute("select usd_per_gpu_hour from price_picks where gpu_id = ? and pick = 'on-demand'", [gpu]).fetchone()[0]
+    price = db.execute(
+        "select usd_per_gpu_hour from price_picks where gpu_id = ? and pick = 'on-demand'", [gpu]
+    ).fetchone()[0]
     assert price is not None
     shown = f"${price:,.3f}"
-    estimates = {r[0] for r in db.execute("select distinct cheapest_usd_per_gpu_hour from inference_estimates where gpu_id = ?",
-                                          [gpu]).fetchall()}
+    estimates = {
+        r[0]
+        for r in db.execute(
+            "select distinct cheapest_usd_per_gpu_hour from inference_estimates where gpu_id = ?", [gpu]
+        ).fetchall()
+    }
     assert estimates == {price}
-    tokens = {r[0] for r in db.execute("select distinct usd_per_gpu_hour from token_costs where gpu_id = ? and pick = 'on-demand'",
-                                       [gpu]).fetchall()}
+    tokens = {
+        r[0]
+        for r in db.execute(
+            "select distinct usd_per_gpu_hour from token_costs where gpu_id = ? and pick = 'on-demand'", [gpu]
+        ).fetchall()
+    }
     assert tokens == {price}
-    ranked = {r[0] for r in db.execute("select distinct cheapest_usd_per_gpu_hour from rankings where gpu_id = ?", [gpu]).fetchall()}
+    ranked = {
+        r[0]
+        for r in db.execute(
+            "select distinct cheapest_usd_per_gpu_hour from rankings where gpu_id = ?", [gpu]
+        ).fetchall()
+    }
     assert ranked == {price}
     site = built_site["site"]
     for page in ("index.html", f"gpus/{gpu}/index.html", "prices/index.html"):
         assert shown in (site / page).read_text(encoding="utf-8"), page
-    result = CliRunner().invoke(app, ["fit", "--model", "llama-3.1-8b", "--json"], env={"GPU_ATLAS_DB": str(built_site["db"])})
+    result = CliRunner().invoke(
+        app, ["fit", "--model", "llama-3.1-8b", "--json"], env={"GPU_ATLAS_DB": str(built_site["db"])}
+    )
     by_gpu = {g["gpu_id"]: g for g in json.loads(result.output)["gpus"]}
     assert by_gpu[gpu]["cheapest_usd_per_gpu_hour"] == price
 
@@ -351,10 +420,13 @@ def test_no_pick_rank_or_estimate_uses_a_stale_price(db):
     oldest = db.execute("select max(age_days) from price_picks where usd_per_gpu_hour is not null").fetchone()[0]
     assert oldest <= max_age
     # every price an estimate or ranking uses is a pick
-    assert db.execute("""select count(*) from inference_estimates as e
+    assert (
+        db.execute("""select count(*) from inference_estimates as e
                          where cheapest_usd_per_gpu_hour is not null and not exists (
                              select 1 from price_picks as p where p.gpu_id = e.gpu_id and p.pick = 'on-demand'
-                                 and p.usd_per_gpu_hour = e.cheapest_usd_per_gpu_hour)""").fetchone()[0] == 0
+                                 and p.usd_per_gpu_hour = e.cheapest_usd_per_gpu_hour)""").fetchone()[0]
+        == 0
+    )
     assert db.execute("select max(current_date - observed_on) from token_costs").fetchone()[0] <= max_age
     assert db.execute("select max(current_date - observed_on) from cost_per_tflop").fetchone()[0] <= max_age
 
@@ -371,9 +443,12 @@ def test_a_gpu_only_price_never_enters_a_comparison(db):
             assert comparable_price > gpu_price
         else:
             assert comparable_price is None
-    assert db.execute("""select count(*) from price_picks as p join price_offers as o
+    assert (
+        db.execute("""select count(*) from price_picks as p join price_offers as o
                          on o.provider = p.provider and o.offering = p.offering and o.region = p.region
-                         where not o.comparable""").fetchone()[0] == 0
+                         where not o.comparable""").fetchone()[0]
+        == 0
+    )
 
 
 def test_twenty_providers_each_with_its_newest_date_on_the_prices_page(built_site, db):
@@ -400,19 +475,32 @@ def test_every_price_snapshot_says_what_it_is(db):
     assert kinds <= {"provider_page", "provider_api", "catalogue_copy", "price_tracker", "article"}
     # the seed article's Paperspace list is history, never a current price
     assert db.execute("select count(*) from price_offers where provider = 'paperspace'").fetchone()[0] == 0
-    assert db.execute("select count(*) from price_history where provider = 'paperspace' and snapshot_kind = 'article'"
-                      ).fetchone()[0] > 0
+    assert (
+        db.execute(
+            "select count(*) from price_history where provider = 'paperspace' and snapshot_kind = 'article'"
+        ).fetchone()[0]
+        > 0
+    )
 
 
 def test_three_china_market_providers_priced_in_cny_are_picked_apart(db):
     """At least three providers priced in CNY, each amount kept with its dated rate; they sell to mainland-China
     accounts, so they compete in their own picks and never set a global price."""
-    cny = [r[0] for r in db.execute("""select distinct provider from price_offers where currency = 'CNY'
-                                       and amount_per_hour is not null and fx_rate_date is not null""").fetchall()]
+    cny = [
+        r[0]
+        for r in db.execute("""select distinct provider from price_offers where currency = 'CNY'
+                                       and amount_per_hour is not null and fx_rate_date is not null""").fetchall()
+    ]
     assert len(cny) >= 3, cny
-    assert db.execute("select count(*) from price_offers where currency = 'CNY' and market <> 'cn-mainland'").fetchone()[0] == 0
-    leaks = db.execute("""select count(*) from price_picks where provider in (select unnest(?))
-                          and pick not like '%(China mainland)'""", [cny]).fetchone()[0]
+    assert (
+        db.execute("select count(*) from price_offers where currency = 'CNY' and market <> 'cn-mainland'").fetchone()[0]
+        == 0
+    )
+    leaks = db.execute(
+        """select count(*) from price_picks where provider in (select unnest(?))
+                          and pick not like '%(China mainland)'""",
+        [cny],
+    ).fetchone()[0]
     assert leaks == 0
     china = db.execute("""select count(*) from price_picks where pick = 'on-demand (China mainland)'
                           and usd_per_gpu_hour is not null""").fetchone()[0]
@@ -420,6 +508,7 @@ def test_three_china_market_providers_priced_in_cny_are_picked_apart(db):
     import pandas as pd
 
     from pipeline.plan import Question, max_contexts, plan_options, validate
+
     q = validate(Question(model="llama-3.1-8b", precision="bf16", tier="any"), max_contexts(db))
     options = plan_options(db, pd.DataFrame([q.scenario()]))
     assert len(options) and not set(options["provider"]) & set(cny)
@@ -428,7 +517,9 @@ def test_three_china_market_providers_priced_in_cny_are_picked_apart(db):
 def test_gcp_gpu_plus_its_host_equals_the_machine_price_a_tracker_read(db):
     """Outside check of the host rule: SkyPilot's copy bills the A100 and its a2-highgpu-1g host apart (GPU
     + host); a dated tracker read the whole machine's price from Google's page. The sums must agree."""
-    rows = dict(db.execute("""select price_basis, comparable_usd_per_gpu_hour from price_history
+    rows = dict(
+        db.execute("""select price_basis, comparable_usd_per_gpu_hour from price_history
                               where provider = 'gcp' and gpu_id = 'nvidia-a100-sxm-40gb' and gpu_count = 1
-                                and region = 'us-central1' and pricing_tier = 'on-demand'""").fetchall())
+                                and region = 'us-central1' and pricing_tier = 'on-demand'""").fetchall()
+    )
     assert rows["gpu_and_host"] == pytest.approx(rows["whole_instance"], rel=1e-3)

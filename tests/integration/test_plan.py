@@ -16,16 +16,36 @@ from pipeline.plan import PlanInputError, Question, plan, plan_options, validate
 
 pytestmark = pytest.mark.integration
 
-ISSUE_QUESTION = ["--model", "llama-3.1-70b", "--precision", "fp8", "--context", "8192", "--users", "50",
-                  "--input-tokens", "2000", "--output-tokens", "500"]
-REQUIRED = ["gpu_count", "instance_gpus", "throughput_tokens_per_s_per_gpu", "expected_tokens_per_s_per_user",
-            "ttft_s", "usd_per_million_input_tokens", "usd_per_million_output_tokens"]
+ISSUE_QUESTION = [
+    "--model",
+    "llama-3.1-70b",
+    "--precision",
+    "fp8",
+    "--context",
+    "8192",
+    "--users",
+    "50",
+    "--input-tokens",
+    "2000",
+    "--output-tokens",
+    "500",
+]
+REQUIRED = [
+    "gpu_count",
+    "instance_gpus",
+    "throughput_tokens_per_s_per_gpu",
+    "expected_tokens_per_s_per_user",
+    "ttft_s",
+    "usd_per_million_input_tokens",
+    "usd_per_million_output_tokens",
+]
 
 
 def cli(db, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "GPU_ATLAS_DB": str(db)}
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", "plan", *args], env=env, capture_output=True,
-                          text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "plan", *args], env=env, capture_output=True, text=True
+    )
 
 
 def options(con, **kw) -> pd.DataFrame:
@@ -58,22 +78,31 @@ def test_the_issue_question_gets_ranked_rentable_options(built_site):
 
 def test_a_speed_target_removes_the_slower_options(built_site):
     every = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--json", "--limit", "0").stdout)["options"]
-    fast = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--min-tokens-per-user", "30", "--json",
-                          "--limit", "0").stdout)["options"]
+    fast = json.loads(
+        cli(built_site["db"], *ISSUE_QUESTION, "--min-tokens-per-user", "30", "--json", "--limit", "0").stdout
+    )["options"]
     assert fast and len(fast) < len(every)
     assert min(o["expected_tokens_per_s_per_user"] for o in fast) >= 30
     assert any(o["expected_tokens_per_s_per_user"] < 30 for o in every)
-    quick = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--max-ttft", "0.2", "--json",
-                           "--limit", "0").stdout)["options"]
+    quick = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--max-ttft", "0.2", "--json", "--limit", "0").stdout)[
+        "options"
+    ]
     assert quick and all(o["ttft_s"] <= 0.2 for o in quick)
 
 
 def test_no_option_combines_listings_of_smaller_machines(db):
     """Every option rents one machine exactly as an offer lists it: its provider, offering and GPU count."""
-    opts = pd.concat([options(db, model=m, precision=p, users=u, input_tokens=2000, output_tokens=500,
-                              tier="any")
-                      for m, p, u in [("llama-3.1-70b", "fp8", 50), ("llama-3.1-405b", "fp8", 8),
-                                      ("llama-3.1-8b", "bf16", 1), ("mixtral-8x22b", "bf16", 16)]])
+    opts = pd.concat(
+        [
+            options(db, model=m, precision=p, users=u, input_tokens=2000, output_tokens=500, tier="any")
+            for m, p, u in [
+                ("llama-3.1-70b", "fp8", 50),
+                ("llama-3.1-405b", "fp8", 8),
+                ("llama-3.1-8b", "bf16", 1),
+                ("mixtral-8x22b", "bf16", 16),
+            ]
+        ]
+    )
     assert len(opts) > 50
     offers = db.execute("select provider, offering, gpu_id, gpu_count from price_offers").df()
     listed = set(offers.itertuples(index=False, name=None))
@@ -91,8 +120,9 @@ def test_any_context_and_load_in_range_is_answered(db):
     """The grid is gone: 8k context and one user, or 50 users, both have options (one H200 or 2 x H100 hold
     70B at FP8)."""
     for users in (1, 50):
-        opts = options(db, model="llama-3.1-70b", precision="fp8", users=users, context=8192, input_tokens=2000,
-                       output_tokens=500)
+        opts = options(
+            db, model="llama-3.1-70b", precision="fp8", users=users, context=8192, input_tokens=2000, output_tokens=500
+        )
         assert len(opts), users
         gpus = set(opts.gpu_id)
         assert "nvidia-h200-sxm-141gb" in gpus or "nvidia-h100-sxm-80gb" in gpus
@@ -110,10 +140,28 @@ def test_more_users_share_a_machine_more_slowly(db):
 
 
 def test_fp8_kv_cache_needs_half_the_cache_memory(db):
-    bf16 = options(db, model="llama-3.1-70b", precision="fp8", users=64, kv_precision="bf16", context=32768,
-                   input_tokens=16000, output_tokens=1000, tier="any")
-    fp8 = options(db, model="llama-3.1-70b", precision="fp8", users=64, kv_precision="fp8", context=32768,
-                  input_tokens=16000, output_tokens=1000, tier="any")
+    bf16 = options(
+        db,
+        model="llama-3.1-70b",
+        precision="fp8",
+        users=64,
+        kv_precision="bf16",
+        context=32768,
+        input_tokens=16000,
+        output_tokens=1000,
+        tier="any",
+    )
+    fp8 = options(
+        db,
+        model="llama-3.1-70b",
+        precision="fp8",
+        users=64,
+        kv_precision="fp8",
+        context=32768,
+        input_tokens=16000,
+        output_tokens=1000,
+        tier="any",
+    )
     both = bf16.merge(fp8, on=["machine_id", "gpu_id", "tensor_parallel"], suffixes=("_bf16", "_fp8"))
     assert len(both) and (both.required_gb_fp8 < both.required_gb_bf16).all()
     assert len(fp8) >= len(bf16)
@@ -137,8 +185,11 @@ def test_every_option_is_in_a_format_an_engine_runs_on_that_gpu(db):
                                                   where f.architecture = g.architecture and f.format = e.precision)
                              """).fetchone()[0]
     assert unsupported == 0
-    assert db.execute("""select count(*) from inference_estimates as e join gpus as g using (gpu_id)
-                         where g.architecture = 'Volta' and e.precision = 'fp8'""").fetchone()[0] == 0
+    assert (
+        db.execute("""select count(*) from inference_estimates as e join gpus as g using (gpu_id)
+                         where g.architecture = 'Volta' and e.precision = 'fp8'""").fetchone()[0]
+        == 0
+    )
 
 
 def test_fp4_computes_as_fp4_only_where_the_gpu_has_fp4_units(db):
@@ -157,11 +208,14 @@ def test_fp4_computes_as_fp4_only_where_the_gpu_has_fp4_units(db):
 
 def test_engine_formats_are_the_serving_formats_of_the_database(db):
     from pipeline.schemas import ENGINE_FORMATS
+
     formats = {r[0] for r in db.execute("select format from core_weight_formats where used_for = 'serving'").fetchall()}
     assert formats == set(ENGINE_FORMATS)
     # and `native`, each model's checkpoint format
-    assert {r[0] for r in db.execute("select distinct format from serving_models").fetchall()} == {*ENGINE_FORMATS,
-                                                                                                   "native"}
+    assert {r[0] for r in db.execute("select distinct format from serving_models").fetchall()} == {
+        *ENGINE_FORMATS,
+        "native",
+    }
 
 
 def test_training_cost_is_linear_in_the_tokens(db):
@@ -171,17 +225,20 @@ def test_training_cost_is_linear_in_the_tokens(db):
     assert b.usd_per_job == pytest.approx(3 * a.usd_per_job)
 
 
-@pytest.mark.parametrize("args, option", [
-    (["--users", "0"], "--users"),
-    (["--users", "5000"], "--users"),
-    (["--input-tokens", "9000", "--context", "8192"], "--input-tokens"),
-    (["--context", "200000"], "--context"),
-    (["--min-tokens-per-user", "-3"], "--min-tokens-per-user"),
-    (["--precision", "fp3"], "--precision"),
-    (["--kv-precision", "int2"], "--kv-precision"),
-    (["--tier", "cheap"], "--tier"),
-    (["--engine", "ollama"], "--engine"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--users", "0"], "--users"),
+        (["--users", "5000"], "--users"),
+        (["--input-tokens", "9000", "--context", "8192"], "--input-tokens"),
+        (["--context", "200000"], "--context"),
+        (["--min-tokens-per-user", "-3"], "--min-tokens-per-user"),
+        (["--precision", "fp3"], "--precision"),
+        (["--kv-precision", "int2"], "--kv-precision"),
+        (["--tier", "cheap"], "--tier"),
+        (["--engine", "ollama"], "--engine"),
+    ],
+)
 def test_out_of_range_is_refused_with_the_valid_range(built_site, args, option):
     base = ["--model", "llama-3.1-70b"]
     out = cli(built_site["db"], *base, *args)
@@ -207,8 +264,9 @@ def test_plan_json_matches_the_site_default(built_site):
     """The Planner page's static table is the SQL's answer to its default question."""
     from pipeline.plan import DEFAULTS
 
-    result = plan(built_site["db"], Question(**{k: v for k, v in DEFAULTS.items()
-                                                if k in Question.__dataclass_fields__}), limit=1)
+    result = plan(
+        built_site["db"], Question(**{k: v for k, v in DEFAULTS.items() if k in Question.__dataclass_fields__}), limit=1
+    )
     page = (built_site["site"] / "planner" / "index.html").read_text()
     best = result["options"][0]
     assert best["gpu_name"] in page and f"${best['usd_per_million_tokens']:,.3f}" in page
@@ -216,8 +274,14 @@ def test_plan_json_matches_the_site_default(built_site):
 
 def test_machine_readable_files_are_versioned(built_site):
     api = built_site["site"] / "api" / "v1"
-    for name in ("gpus.json", "offers.json", "estimates.json", "fits.json", "plan/index.json",
-                 "plan/coefficients.json"):
+    for name in (
+        "gpus.json",
+        "offers.json",
+        "estimates.json",
+        "fits.json",
+        "plan/index.json",
+        "plan/coefficients.json",
+    ):
         doc = json.loads((api / name).read_text())
         assert doc["schema_version"] == 1, name
     gpus = json.loads((api / "gpus.json").read_text())["gpus"]

@@ -38,8 +38,15 @@ def refreshed(tmp_path_factory):
         unchanged_news = price_news(db, snapshot_dates(db))
     with paths_overridden(base / "full" / "atlas.duckdb", base / "full-build", src):
         assert materialize().ok
-    yield {"site": site, "full": base / "full-build" / "site", "before": before, "outcome": outcome,
-           "news": news, "unchanged_news": unchanged_news, "db": db}
+    yield {
+        "site": site,
+        "full": base / "full-build" / "site",
+        "before": before,
+        "outcome": outcome,
+        "news": news,
+        "unchanged_news": unchanged_news,
+        "db": db,
+    }
 
 
 def test_only_changed_pages_are_rendered_again(refreshed):
@@ -49,7 +56,9 @@ def test_only_changed_pages_are_rendered_again(refreshed):
     rerendered = {str(p) for p in after if after[p][0] != before[p][0]}
     # pages that show prices and were affected; spec, model and method pages are untouched
     assert "changes/index.html" in rerendered and "prices/index.html" in rerendered
-    assert not {"methodology/index.html", "vram-fit/index.html", "models/index.html", "conflicts/index.html"} & rerendered
+    assert (
+        not {"methodology/index.html", "vram-fit/index.html", "models/index.html", "conflicts/index.html"} & rerendered
+    )
     assert len(rerendered) < len(after) / 2
     site = refreshed["outcome"].site  # what the refresh reports to the user
     assert site["incremental"] and 0 < site["pages_rendered"] < site["html_pages"] / 2
@@ -87,12 +96,18 @@ def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
     database = isolated_paths / "data" / "atlas.duckdb"
     with duckdb.connect(str(database), read_only=True) as con:
         # What changed orders snapshots newest first, an undated catalogue copy counting as older than a dated one
-        compared = {p: (c, v) for p, c, v in con.execute("""select provider, max(current_observed_on),
-                    max(previous_observed_on) from price_changes group by 1""").fetchall()}
+        compared = {
+            p: (c, v)
+            for p, c, v in con.execute("""select provider, max(current_observed_on),
+                    max(previous_observed_on) from price_changes group by 1""").fetchall()
+        }
     for provider, dates in snapshot_dates(database).items():
         latest = sorted(dates)
-        expected = (f"{provider}: first snapshot, {latest[-1]}" if len(latest) == 1
-                    else f"{provider}: snapshot {compared[provider][0]} against {compared[provider][1]}")
+        expected = (
+            f"{provider}: first snapshot, {latest[-1]}"
+            if len(latest) == 1
+            else f"{provider}: snapshot {compared[provider][0]} against {compared[provider][1]}"
+        )
         assert expected in result.output
     site = isolated_paths / "build" / "site"
     for page in ("index.html", "about/index.html", "methodology/index.html", "javascripts/vendor/vega-bundle.js"):
@@ -108,7 +123,7 @@ def test_the_refresh_reports_what_changed(refreshed):
     assert str(lam.current_on) == DAY and lam.previous_on is not None and str(lam.previous_on) < DAY
     assert lam.counts["repriced"] == 1 and lam.counts["added"] == lam.counts["removed"] == 0
     assert lam.counts["unchanged"] > 0
-    (_, _, _, _, before, after, pct), = lam.repriced
+    ((_, _, _, _, before, after, pct),) = lam.repriced
     assert after == pytest.approx(before * 1.1, rel=1e-3) and pct == pytest.approx(10.0, abs=0.05)
     assert "+10.0 %" in "\n".join(describe(news))
     assert refreshed["unchanged_news"] == [] and "no provider" in describe([])[0]
@@ -134,8 +149,9 @@ def test_a_refresh_after_a_spec_change_builds_everything(tmp_path):
     with paths_overridden(tmp_path / "atlas.duckdb", tmp_path / "build", src):
         assert materialize().ok
         sidecar = sorted((src / "specs").rglob("*.source.yml"))[0]
-        sidecar.write_text(sidecar.read_text(encoding="utf-8").replace("title:", "title: (revised)", 1),
-                           encoding="utf-8")
+        sidecar.write_text(
+            sidecar.read_text(encoding="utf-8").replace("title:", "title: (revised)", 1), encoding="utf-8"
+        )
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok and outcome.full_build_instead, outcome.errors
         assert str(sidecar.relative_to(src)) in outcome.full_build_reason and "core_gpus" in outcome.materialized
@@ -163,17 +179,22 @@ def test_a_fetched_marketplace_snapshot_gives_the_marketplace_picks(tmp_path):
     registry["vastai"] = {**registry["vastai"], "automated_collection": "allowed"}
     (src / "terms.yml").write_text(yaml.safe_dump(registry, sort_keys=False), encoding="utf-8")
     recorded = json.loads((ROOT / "tests" / "fixtures" / "vastai" / "bundles.json").read_text())
-    snap = fetch.fetch_vastai(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=recorded)),
-                              on=dt.date.fromisoformat(DAY))
+    snap = fetch.fetch_vastai(
+        transport=httpx.MockTransport(lambda request: httpx.Response(200, json=recorded)), on=dt.date.fromisoformat(DAY)
+    )
     fetch.write_snapshot(snap, src, on=dt.date.fromisoformat(DAY), force=True)
     with paths_overridden(tmp_path / "atlas.duckdb", tmp_path / "build", src):
         outcome = materialize(price_selection(), incremental=True)
         assert outcome.ok, outcome.errors
     with duckdb.connect(str(tmp_path / "atlas.duckdb"), read_only=True) as con:
-        picks = {(g, p): (prov, price, n, why) for g, p, prov, price, n, why in con.execute(
-            """select gpu_id, pick, provider, usd_per_gpu_hour, sample_size, why from price_picks
+        picks = {
+            (g, p): (prov, price, n, why)
+            for g, p, prov, price, n, why in con.execute(
+                """select gpu_id, pick, provider, usd_per_gpu_hour, sample_size, why from price_picks
                where gpu_id in ('nvidia-h100-sxm-80gb', 'nvidia-a100-sxm-40gb')
-                 and pick in ('marketplace minimum', 'marketplace median')""").fetchall()}
+                 and pick in ('marketplace minimum', 'marketplace median')"""
+            ).fetchall()
+        }
     assert picks[("nvidia-h100-sxm-80gb", "marketplace minimum")][:3] == ("vastai", 2.0974, 16)
     assert picks[("nvidia-h100-sxm-80gb", "marketplace median")][:3] == ("vastai", 3.17, 16)
     # four A100 40 GB listings: their median is not a price, and says why

@@ -53,8 +53,11 @@ def atlas(tmp_path_factory):
     base = tmp_path_factory.mktemp("publish")
     src = base / "sources"
     shutil.copytree(ROOT / "sources", src)
-    env = {"GPU_ATLAS_SOURCES": str(src), "GPU_ATLAS_DB": str(base / "data" / "atlas.duckdb"),
-           "GPU_ATLAS_BUILD": str(base / "build")}
+    env = {
+        "GPU_ATLAS_SOURCES": str(src),
+        "GPU_ATLAS_DB": str(base / "data" / "atlas.duckdb"),
+        "GPU_ATLAS_BUILD": str(base / "build"),
+    }
     mp = pytest.MonkeyPatch()
     for k, v in env.items():
         mp.setenv(k, v)
@@ -66,15 +69,23 @@ def atlas(tmp_path_factory):
 def state(base: Path) -> bool:
     """Which build is current (True: the one with the new Lambda snapshot), after checking that the database,
     the inputs record, the pages and the site all belong to one generation and agree."""
-    links = [base / "data" / "atlas.duckdb", base / "data" / "atlas.inputs.json", base / "build" / "docs",
-             base / "build" / "site"]
+    links = [
+        base / "data" / "atlas.duckdb",
+        base / "data" / "atlas.inputs.json",
+        base / "build" / "docs",
+        base / "build" / "site",
+    ]
     homes = {link.resolve().parent for link in links}
     assert len(homes) == 1, f"a mix of generations: {homes}"
     (home,) = homes
     assert home.parent.name == GENERATIONS and home == current_generation_of(base)
     with duckdb.connect(str(links[0]), read_only=True) as con:
-        in_db = con.execute("select count(*) from price_history where provider = 'lambda' and observed_on = ?",
-                            [DAY]).fetchone()[0] > 0
+        in_db = (
+            con.execute(
+                "select count(*) from price_history where provider = 'lambda' and observed_on = ?", [DAY]
+            ).fetchone()[0]
+            > 0
+        )
     in_pages = f"lambda/<wbr>{DAY}" in (links[2] / "sources.md").read_text(encoding="utf-8")
     in_site = f"lambda/<wbr>{DAY}" in (links[3] / "sources" / "index.html").read_text(encoding="utf-8")
     in_inputs = f"sources/prices/lambda/{DAY}/prices.csv" in links[1].read_text(encoding="utf-8")
@@ -100,12 +111,15 @@ def toggle(src: Path) -> None:
 
 def killed_build(atlas, mode: str) -> subprocess.CompletedProcess:
     env = {**os.environ, **atlas["env"]}
-    return subprocess.run([sys.executable, "-c", CHILD, mode], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", CHILD, mode], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
-@pytest.mark.parametrize("mode,expect_new", [("before-swap", False), ("after-swap", True),
-                                             ("after-seconds=6", None), ("after-seconds=12", None)])
+@pytest.mark.parametrize(
+    "mode,expect_new",
+    [("before-swap", False), ("after-swap", True), ("after-seconds=6", None), ("after-seconds=12", None)],
+)
 def test_a_kill_leaves_the_previous_or_the_new_build(atlas, mode, expect_new):
     previous = state(atlas["base"])
     toggle(atlas["src"])  # the killed build would publish the other state
@@ -132,8 +146,11 @@ def kept_generations(base: Path) -> set[Path]:
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
-    return {str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
-            for f in sorted(folder.rglob("*")) if f.is_file()}
+    return {
+        str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in sorted(folder.rglob("*"))
+        if f.is_file()
+    }
 
 
 def dagster_refresh(atlas, **kw) -> subprocess.Popen:
@@ -141,9 +158,16 @@ def dagster_refresh(atlas, **kw) -> subprocess.Popen:
     home = atlas["base"] / "dagster_home"  # the instance of a deployment (runs, event logs), kept out of the checkout
     home.mkdir(exist_ok=True)
     env = {**os.environ, **atlas["env"], "DAGSTER_HOME": str(home)}
-    return subprocess.Popen([sys.executable, "-m", "dagster", "job", "execute", "-m", "pipeline.definitions",
-                             "-j", "price_refresh"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "dagster", "job", "execute", "-m", "pipeline.definitions", "-j", "price_refresh"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        **kw,
+    )
 
 
 def test_a_dagster_price_refresh_publishes_a_new_generation(atlas):

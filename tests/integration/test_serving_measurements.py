@@ -17,8 +17,12 @@ def test_enough_serving_figures_on_enough_gpus_from_enough_publications(db):
         where not e.speculative_decoding""").fetchone()
     assert figures >= 60 and gpus >= 6 and publishers >= 3, (figures, gpus, publishers)
     measured = {r[0] for r in db.execute("select distinct gpu_id from serving_measurements").fetchall()}
-    assert {"nvidia-h100-sxm-80gb", "nvidia-h200-sxm-141gb", "nvidia-b200-sxm-180gb",
-            "amd-mi300x-oam-192gb"} <= measured
+    assert {
+        "nvidia-h100-sxm-80gb",
+        "nvidia-h200-sxm-141gb",
+        "nvidia-b200-sxm-180gb",
+        "amd-mi300x-oam-192gb",
+    } <= measured
 
 
 def test_no_serving_figure_beats_its_bound(db):
@@ -32,10 +36,16 @@ def test_no_serving_figure_beats_its_bound(db):
 
 
 def test_expectations_never_beat_the_bound_and_every_family_is_calibrated(db):
-    assert db.execute("""select count(*) from serving_vs_estimate
-                         where expected_capped > bound * (1 + 1e-9) or expected_ttft < bound * (1 - 1e-9)""").fetchone()[0] == 0
-    rows = db.execute("select engine_family, model_kind, calibrated, decode_efficiency, compute_efficiency "
-                      "from serving_calibration").fetchall()
+    assert (
+        db.execute("""select count(*) from serving_vs_estimate
+                         where expected_capped > bound * (1 + 1e-9) or expected_ttft < bound * (1 - 1e-9)""").fetchone()[
+            0
+        ]
+        == 0
+    )
+    rows = db.execute(
+        "select engine_family, model_kind, calibrated, decode_efficiency, compute_efficiency from serving_calibration"
+    ).fetchall()
     assert {(f, k) for f, k, *_ in rows} == {(f, k) for f in ("vllm-sglang", "tensorrt-llm") for k in ("dense", "moe")}
     assert all(c for _, _, c, _, _ in rows)
     assert all(0 < e <= 1 and 0 < c <= 1 for *_, e, c in rows)

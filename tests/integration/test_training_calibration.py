@@ -34,8 +34,12 @@ def test_our_utilisation_stays_below_the_mfu_each_benchmark_prints(db):
 
 
 def test_held_out_errors_are_small_and_shown(db):
-    errors = [abs(e) for (e,) in db.execute(
-        "select held_out_error from training_calibration where calibration_scope = 'gpu'").fetchall()]
+    errors = [
+        abs(e)
+        for (e,) in db.execute(
+            "select held_out_error from training_calibration where calibration_scope = 'gpu'"
+        ).fetchall()
+    ]
     assert errors and all(e is not None for e in errors)
     errors.sort()
     assert errors[len(errors) // 2] < 0.15  # median held-out error under 15 %
@@ -44,8 +48,11 @@ def test_held_out_errors_are_small_and_shown(db):
 
 def test_memory_bandwidth_separates_gpus_of_one_peak_as_the_runs_do(db):
     # A100 40 GB and 80 GB share the 312 TFLOPS peak; in llm-foundry's runs the 80 GB (faster memory) is ahead
-    u = dict(db.execute("select gpu_id, measured_utilisation from training_calibration where gpu_id in (?, ?)",
-                        [A100_80, A100_40]).fetchall())
+    u = dict(
+        db.execute(
+            "select gpu_id, measured_utilisation from training_calibration where gpu_id in (?, ?)", [A100_80, A100_40]
+        ).fetchall()
+    )
     assert u[A100_80] > u[A100_40]
     slope = db.execute("""select regr_slope(1 / measured_utilisation, flops_per_byte) from training_calibration
                           where calibration_scope = 'gpu'""").fetchone()[0]
@@ -53,36 +60,55 @@ def test_memory_bandwidth_separates_gpus_of_one_peak_as_the_runs_do(db):
 
 
 def test_the_a100_trains_faster_than_the_l40s_despite_its_lower_spec_tflops(db):
-    speed = dict(db.execute("""select gpu_id, tokens_per_s_per_gpu from training_estimates
+    speed = dict(
+        db.execute(
+            """select gpu_id, tokens_per_s_per_gpu from training_estimates
                                where model_id = 'llama-3.1-8b' and method = 'full' and gpu_id in (?, ?)""",
-                            [A100_80, L40S]).fetchall())
-    tflops = dict(db.execute("select gpu_id, dense_tflops from training_calibration where gpu_id in (?, ?)",
-                             [A100_80, L40S]).fetchall())
+            [A100_80, L40S],
+        ).fetchall()
+    )
+    tflops = dict(
+        db.execute(
+            "select gpu_id, dense_tflops from training_calibration where gpu_id in (?, ?)", [A100_80, L40S]
+        ).fetchall()
+    )
     assert tflops[L40S] > tflops[A100_80]
     assert speed[A100_80] > speed[L40S]
     # the one published L40S run (PEFT, unpacked short samples) is slower still than our L40S estimate
-    (measured, expected) = db.execute("""select measured_tokens_per_s_per_gpu, expected_tokens_per_s_per_gpu
+    (measured, expected) = db.execute(
+        """select measured_tokens_per_s_per_gpu, expected_tokens_per_s_per_gpu
                                          from training_vs_estimate where gpu_id = ? and method = 'full'""",
-                                      [L40S]).fetchone()
+        [L40S],
+    ).fetchone()
     assert measured < expected
 
 
-@pytest.mark.parametrize("gpu_id,method,tolerance", [
-    (RTX4090, "full", 0.15),   # torchtune README: 1,650 tok/s, Llama 3.1 8B on one RTX 4090
-    (RTX4090, "qlora", 0.15),  # torchtune README: 2,413 tok/s
-    (H100, "lora", 0.25),      # NeMo AutoModel: Llama3 8B, Qwen2.5 7B / 32B, Llama3 70B LoRA on DGX-H100
-])
+@pytest.mark.parametrize(
+    "gpu_id,method,tolerance",
+    [
+        (RTX4090, "full", 0.15),  # torchtune README: 1,650 tok/s, Llama 3.1 8B on one RTX 4090
+        (RTX4090, "qlora", 0.15),  # torchtune README: 2,413 tok/s
+        (H100, "lora", 0.25),  # NeMo AutoModel: Llama3 8B, Qwen2.5 7B / 32B, Llama3 70B LoRA on DGX-H100
+    ],
+)
 def test_runs_outside_the_calibration_land_near_their_estimates(db, gpu_id, method, tolerance):
-    rows = db.execute("""select expected_tokens_per_s_per_gpu / measured_tokens_per_s_per_gpu - 1
+    rows = db.execute(
+        """select expected_tokens_per_s_per_gpu / measured_tokens_per_s_per_gpu - 1
                          from training_vs_estimate where gpu_id = ? and method = ? and not in_calibration""",
-                      [gpu_id, method]).fetchall()
+        [gpu_id, method],
+    ).fetchall()
     assert rows
     for (error,) in rows:
         assert abs(error) < tolerance, error
 
 
 def test_lora_costs_less_compute_than_a_full_fine_tune_where_activations_fit(db):
-    full, lora = (db.execute("""select tokens_per_s_per_gpu from training_estimates
+    full, lora = (
+        db.execute(
+            """select tokens_per_s_per_gpu from training_estimates
                                 where model_id = 'llama-3.1-8b' and gpu_id = ? and method = ?""",
-                             [H100, m]).fetchone()[0] for m in ("full", "lora"))
+            [H100, m],
+        ).fetchone()[0]
+        for m in ("full", "lora")
+    )
     assert lora == pytest.approx(full * 6 / 4, rel=1e-9)

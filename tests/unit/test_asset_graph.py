@@ -13,8 +13,10 @@ def current_graph() -> dict[str, list[str]]:
     from pipeline.definitions import defs
 
     graph = defs.resolve_asset_graph()
-    return {key.to_user_string(): sorted(k.to_user_string() for k in graph.get(key).parent_keys)
-            for key in sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())}
+    return {
+        key.to_user_string(): sorted(k.to_user_string() for k in graph.get(key).parent_keys)
+        for key in sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())
+    }
 
 
 def test_asset_graph_matches_snapshot():
@@ -38,8 +40,19 @@ def test_price_refresh_skips_spec_and_model_stages():
 
     selected = {k.to_user_string() for k in price_selection().resolve(defs.resolve_asset_graph())}
     assert {"raw_prices", "core_price_history", "out_rankings", "pages_prices", "site"} <= selected
-    assert not {"raw_gpus", "core_gpus", "core_spec_claims", "raw_models", "out_memory_requirements",
-                "out_vram_fit", "pages_specs", "pages_estimates"} & selected
+    assert (
+        not {
+            "raw_gpus",
+            "core_gpus",
+            "core_spec_claims",
+            "raw_models",
+            "out_memory_requirements",
+            "out_vram_fit",
+            "pages_specs",
+            "pages_estimates",
+        }
+        & selected
+    )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,19 @@ def test_schedule_targets_the_price_job():
 
 def test_fetch_job_writes_snapshots_and_skips_a_failing_provider(tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_ATLAS_SOURCES", str(recorded_terms(tmp_path)))
-    rows = [{"offering": "x.large", "gpu_name": "NVIDIA T4", "gpu_memory_gb": 16, "gpu_count": 1, "usd_per_hour": 0.5,
-             "pricing_tier": "on-demand", "statistic": "list", "region": "r1", "note": ""}]
+    rows = [
+        {
+            "offering": "x.large",
+            "gpu_name": "NVIDIA T4",
+            "gpu_memory_gb": 16,
+            "gpu_count": 1,
+            "usd_per_hour": 0.5,
+            "pricing_tier": "on-demand",
+            "statistic": "list",
+            "region": "r1",
+            "note": "",
+        }
+    ]
 
     def offline(**_):
         raise fetch.FetchError("cannot reach example: are you offline?")
@@ -44,16 +55,24 @@ def test_fetch_job_writes_snapshots_and_skips_a_failing_provider(tmp_path, monke
 
     def aws(region="us-east-1", **_):
         asked.append(region)
-        return fetch.Snapshot("aws", [{**rows[0], "region": region}], f"https://example.com/{region}/index.csv",
-                              f"test in {region}", "test")
+        return fetch.Snapshot(
+            "aws",
+            [{**rows[0], "region": region}],
+            f"https://example.com/{region}/index.csv",
+            f"test in {region}",
+            "test",
+        )
 
     monkeypatch.setattr(fetch, "FETCHERS", {"azure": offline, "aws": aws})
     previous = tmp_path / "prices" / "aws" / "2026-01-01"
     previous.mkdir(parents=True)
     (previous / "prices.csv").write_text(
-        ",".join(fetch.PRICE_COLUMNS) + "\n" + "\n".join(
-            f"x.large,NVIDIA T4,16,1,0.5,on-demand,list,{r}," for r in ("us-west-2", "us-east-1", "us-east-1")) + "\n",
-        encoding="utf-8")
+        ",".join(fetch.PRICE_COLUMNS)
+        + "\n"
+        + "\n".join(f"x.large,NVIDIA T4,16,1,0.5,on-demand,list,{r}," for r in ("us-west-2", "us-east-1", "us-east-1"))
+        + "\n",
+        encoding="utf-8",
+    )
     _, cursor = evaluate(None)
     result = fetch_prices.execute_in_process()
     assert result.success

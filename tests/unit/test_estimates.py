@@ -12,18 +12,57 @@ from pipeline.sources import MODEL_COLUMNS, MODEL_OPTIONAL
 
 RAW_MODEL_COLUMNS = MODEL_COLUMNS + MODEL_OPTIONAL
 
-def model(model_id, layers, hidden, heads, kv_heads, head_dim=None, *, inter=None, vocab=32000, tied="false",
-          max_context=131072, mlp="gated", window=None, full_layers=None, kv_lora_rank=None, rope=None,
-          published=None, **extra):
+
+def model(
+    model_id,
+    layers,
+    hidden,
+    heads,
+    kv_heads,
+    head_dim=None,
+    *,
+    inter=None,
+    vocab=32000,
+    tied="false",
+    max_context=131072,
+    mlp="gated",
+    window=None,
+    full_layers=None,
+    kv_lora_rank=None,
+    rope=None,
+    published=None,
+    **extra,
+):
     """A raw_models row (text, as read from llms.csv); core_models.sql computes the counts from it."""
     row = dict.fromkeys(RAW_MODEL_COLUMNS)
-    row.update(model_id=model_id, name=model_id, family=model_id, developer="test", layers=layers, hidden_size=hidden,
-               intermediate_size=inter or 4 * hidden, attention_heads=heads, kv_heads=kv_heads, head_dim=head_dim,
-               vocab_size=vocab, tied_embeddings=tied, max_context=max_context,
-               attention_kind="mla" if kv_lora_rank else ("mha" if kv_heads == heads else "gqa"),
-               sliding_window=window, full_attention_layers=full_layers, kv_lora_rank=kv_lora_rank,
-               qk_rope_head_dim=rope, mlp_kind=mlp, qkv_bias="false", linear_bias="false", norm_kind="rmsnorm",
-               norms_per_layer=2, published_params_b=published or 1.0, document_id="d", params_document_id="d")
+    row.update(
+        model_id=model_id,
+        name=model_id,
+        family=model_id,
+        developer="test",
+        layers=layers,
+        hidden_size=hidden,
+        intermediate_size=inter or 4 * hidden,
+        attention_heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab_size=vocab,
+        tied_embeddings=tied,
+        max_context=max_context,
+        attention_kind="mla" if kv_lora_rank else ("mha" if kv_heads == heads else "gqa"),
+        sliding_window=window,
+        full_attention_layers=full_layers,
+        kv_lora_rank=kv_lora_rank,
+        qk_rope_head_dim=rope,
+        mlp_kind=mlp,
+        qkv_bias="false",
+        linear_bias="false",
+        norm_kind="rmsnorm",
+        norms_per_layer=2,
+        published_params_b=published or 1.0,
+        document_id="d",
+        params_document_id="d",
+    )
     row.update(extra)
     return {k: None if v is None else str(v) for k, v in row.items()}
 
@@ -31,10 +70,29 @@ def model(model_id, layers, hidden, heads, kv_heads, head_dim=None, *, inter=Non
 # Official configs (config.json on the developers' Hugging Face repositories)
 LLAMA31_8B = model("llama-3.1-8b", 32, 4096, 32, 8, 128, inter=14336, vocab=128256, published=8.03)
 LLAMA2_7B = model("llama-2-7b", 32, 4096, 32, 32, 128, inter=11008, vocab=32000, max_context=4096, published=6.74)
-DEEPSEEK_V3 = model("deepseek-v3", 61, 7168, 128, 128, None, inter=18432, vocab=129280, max_context=163840,
-                    kv_lora_rank=512, rope=64, q_lora_rank=1536, qk_nope_head_dim=128, v_head_dim=128,
-                    moe_intermediate_size=2048, num_experts=256, experts_per_token=8, shared_experts=1,
-                    first_dense_layers=3, published=671, published_active_params_b=37)
+DEEPSEEK_V3 = model(
+    "deepseek-v3",
+    61,
+    7168,
+    128,
+    128,
+    None,
+    inter=18432,
+    vocab=129280,
+    max_context=163840,
+    kv_lora_rank=512,
+    rope=64,
+    q_lora_rank=1536,
+    qk_nope_head_dim=128,
+    v_head_dim=128,
+    moe_intermediate_size=2048,
+    num_experts=256,
+    experts_per_token=8,
+    shared_experts=1,
+    first_dense_layers=3,
+    published=671,
+    published_active_params_b=37,
+)
 
 
 @pytest.fixture
@@ -89,8 +147,12 @@ def test_kv_cache_llama2_7b_nvidia_example(con):
 def test_kv_cache_opt_13b_vllm_paper(con):
     # Kwon et al. 2023 (vLLM / PagedAttention, arXiv 2309.06180), section 3: for OPT-13B one token's KV cache
     # is 2 x 5120 x 40 x 2 bytes = 800 KB, and a 2048-token request needs up to 1.6 GB.
-    df = requirements(con, [model("opt-13b", 40, 5120, 40, 40, 128, max_context=2048, mlp="plain")],
-                      inference_contexts=[2048], inference_batches=[1])
+    df = requirements(
+        con,
+        [model("opt-13b", 40, 5120, 40, 40, 128, max_context=2048, mlp="plain")],
+        inference_contexts=[2048],
+        inference_batches=[1],
+    )
     row = df.query("workload == 'inference' and precision == 'bf16' and kv_precision == 'bf16'").iloc[0]
     assert row.kv_cache_gb * 1e9 / 2048 == pytest.approx(819_200)  # 800 KiB per token
     assert row.kv_cache_gb == pytest.approx(1.68, abs=0.01)  # "1.6 GB"
@@ -150,9 +212,12 @@ def test_nf4_double_quantisation_bits(con):
 
 def test_sliding_window_caps_the_cache(con):
     # Mistral 7B v0.1 (config: sliding_window 4096 on all 32 layers, 8 KV heads of 128).
-    df = requirements(con, [model("mistral", 32, 4096, 32, 8, 128, inter=14336, max_context=32768, window=4096,
-                                  full_layers=0)],
-                      inference_contexts=[32768], inference_batches=[1])
+    df = requirements(
+        con,
+        [model("mistral", 32, 4096, 32, 8, 128, inter=14336, max_context=32768, window=4096, full_layers=0)],
+        inference_contexts=[32768],
+        inference_batches=[1],
+    )
     row = df.query("workload == 'inference' and precision == 'bf16' and kv_precision == 'bf16'").iloc[0]
     assert row.kv_cache_gb == pytest.approx(2 * 32 * 8 * 128 * 4096 * 2 / 1e9)
 
@@ -194,8 +259,9 @@ def test_flash_attention_drops_the_quadratic_term(con):
     assert 18 < row.activations_gb < 26
     set_params(con, flash_attention=0)
     create_table_from_sql(con, "out_memory_requirements")
-    eager = con.execute("select activations_gb from out_memory_requirements where method = 'full' "
-                        "and recompute = 'none'").fetchone()[0]
+    eager = con.execute(
+        "select activations_gb from out_memory_requirements where method = 'full' and recompute = 'none'"
+    ).fetchone()[0]
     assert eager - row.activations_gb == pytest.approx(32 * 2 * 32 * 4096 * 4096 / 1e9)
 
 
@@ -220,7 +286,9 @@ def test_inference_weights_transformer_math(con):
 
 def test_breakdown_sums_to_required(con):
     df = requirements(con, [LLAMA31_8B])
-    parts = df[["weights_gb", "kv_cache_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb"]].sum(axis=1)
+    parts = df[["weights_gb", "kv_cache_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb"]].sum(
+        axis=1
+    )
     assert (parts - df.required_gb).abs().max() < 1e-9
 
 
@@ -229,14 +297,34 @@ def test_ownership_seed_003_example(con):
     # rack $1500/month shared by two servers ~ $1/h: about $13.4 an hour.
     # A home RTX 4090 at its $1,599 launch price pays no rack rent: it beats a $0.34/h rental above
     # (amortisation + hosting) / (rental - power) of its hours.
-    create_table_from_frame(con, "core_gpus", pd.DataFrame({
-        "gpu_id": ["g", "rtx"], "name": ["G", "RTX 4090"], "segment": ["datacenter", "consumer"],
-        "launch_price_usd": [None, 1599.0], "tdp_w": [700.0, 450.0]}))
-    create_table_from_frame(con, "core_cheapest_offers", pd.DataFrame({"gpu_id": ["g", "rtx"],
-                                                                       "usd_per_gpu_hour": [2.0, 0.34]}))
-    create_table_from_frame(con, "out_rentable_machines", pd.DataFrame({
-        "gpu_id": ["nvidia-h100-sxm-80gb"], "instance_gpus": [8], "pricing_tier": ["on-demand"],
-        "usd_per_gpu_hour": [2.5]}))
+    create_table_from_frame(
+        con,
+        "core_gpus",
+        pd.DataFrame(
+            {
+                "gpu_id": ["g", "rtx"],
+                "name": ["G", "RTX 4090"],
+                "segment": ["datacenter", "consumer"],
+                "launch_price_usd": [None, 1599.0],
+                "tdp_w": [700.0, 450.0],
+            }
+        ),
+    )
+    create_table_from_frame(
+        con, "core_cheapest_offers", pd.DataFrame({"gpu_id": ["g", "rtx"], "usd_per_gpu_hour": [2.0, 0.34]})
+    )
+    create_table_from_frame(
+        con,
+        "out_rentable_machines",
+        pd.DataFrame(
+            {
+                "gpu_id": ["nvidia-h100-sxm-80gb"],
+                "instance_gpus": [8],
+                "pricing_tier": ["on-demand"],
+                "usd_per_gpu_hour": [2.5],
+            }
+        ),
+    )
     create_table_from_sql(con, "out_ownership_cost")
     server = con.execute("select * from out_ownership_cost where ownership_scope = 'server'").df().iloc[0]
     assert server.amortisation_usd_per_hour == pytest.approx(11.42, abs=0.01)
@@ -249,7 +337,9 @@ def test_ownership_seed_003_example(con):
     assert home.breakeven_utilisation == pytest.approx(amortisation / (0.34 - 0.045))
     colo = con.execute("select * from out_ownership_cost where item = 'RTX 4090' and hosting = 'colocation'").df()
     assert colo.breakeven_utilisation.iloc[0] > home.breakeven_utilisation
-    assert con.execute("select count(*) from out_ownership_cost where item = 'G' and hosting = 'home'").fetchone()[0] == 0
+    assert (
+        con.execute("select count(*) from out_ownership_cost where item = 'G' and hosting = 'home'").fetchone()[0] == 0
+    )
 
 
 def test_weights_in_gb_not_gib_accelerate_example(con):
@@ -258,8 +348,22 @@ def test_weights_in_gb_not_gib_accelerate_example(con):
     # (BERT-base: 12 layers, hidden 768, 3,072 GeLU MLP, 28,996-token cased vocabulary, 512 positions, 2 token
     # types, LayerNorm and biases everywhere, pooler 768 x 768: the positions, token types and pooler come on
     # top of the transformer counted here, whose one extra norm stands for BERT's embedding LayerNorm).
-    bert = model("bert", 12, 768, 12, 12, 64, inter=3072, vocab=28996, tied="true", max_context=512, mlp="plain",
-                 linear_bias="true", norm_kind="layernorm", published=0.108310272)
+    bert = model(
+        "bert",
+        12,
+        768,
+        12,
+        12,
+        64,
+        inter=3072,
+        vocab=28996,
+        tied="true",
+        max_context=512,
+        mlp="plain",
+        linear_bias="true",
+        norm_kind="layernorm",
+        published=0.108310272,
+    )
     df = requirements(con, [bert])
     params = con.execute("select params_b from core_models").fetchone()[0]
     extra = (512 + 2) * 768 + 768 * 768 + 768  # positions, token types, pooler
@@ -273,15 +377,20 @@ def test_parameters_are_typed(tmp_path):
     from pipeline import assumptions, config
     from pipeline.errors import SourceError
 
-    text = config.PARAMETERS_FILE.read_text(encoding="utf-8").replace("finetune_tokens: {value: 1.0e+9,",
-                                                                       "finetune_tokens: {value: 1.0e9,")
+    text = config.PARAMETERS_FILE.read_text(encoding="utf-8").replace(
+        "finetune_tokens: {value: 1.0e+9,", "finetune_tokens: {value: 1.0e9,"
+    )
     bad = tmp_path / "parameters.yml"
     bad.write_text(text, encoding="utf-8")
     with pytest.raises(SourceError) as err:
         assumptions.load(bad, steps.RANKING_FILE)
     assert "parameters.yml, column 'finetune_tokens.value': must be a number" in str(err.value)
-    bad.write_text(text.replace("1.0e9", "1.0e+9").replace("usable_memory_fraction: {value: 0.95",
-                                                           "usable_memory_fraction: {value: 1.5"), encoding="utf-8")
+    bad.write_text(
+        text.replace("1.0e9", "1.0e+9").replace(
+            "usable_memory_fraction: {value: 0.95", "usable_memory_fraction: {value: 1.5"
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(SourceError, match="usable_memory_fraction.value': must be between 0.5 and 1"):
         assumptions.load(bad, steps.RANKING_FILE)
 
@@ -289,19 +398,40 @@ def test_parameters_are_typed(tmp_path):
 def test_a_measurement_above_its_bound_is_caught(con):
     # an RTX 4090 (1,008 GB/s) cannot decode Llama 2 7B Q4_0 (about 3.7 GB read per token) faster than ~270 tok/s
     load_models(con, [LLAMA2_7B])
-    create_table_from_frame(con, "core_gpus", pd.DataFrame({
-        "gpu_id": ["g"], "name": ["RTX 4090"], "architecture": ["Ada Lovelace"], "memory_bandwidth_gbs": [1008.0]}))
+    create_table_from_frame(
+        con,
+        "core_gpus",
+        pd.DataFrame(
+            {"gpu_id": ["g"], "name": ["RTX 4090"], "architecture": ["Ada Lovelace"], "memory_bandwidth_gbs": [1008.0]}
+        ),
+    )
     rows = []
     for value in (150.0, 400.0):
-        rows.append({"measurement_id": f"m{value}", "model_id": "llama-2-7b", "gpu_id": "g", "gpu_count": 1,
-                     "engine": "llama.cpp", "split_mode": "none", "format": "q4_0", "batch_size": 1, "prompt_tokens": 0,
-                     "generated_tokens": 128, "metric": "decode_tokens_per_s", "value": value, "quote": "q",
-                     "source_id": "s", "source_file": "f.csv", "source_row": 2 if value < 200 else 3})
+        rows.append(
+            {
+                "measurement_id": f"m{value}",
+                "model_id": "llama-2-7b",
+                "gpu_id": "g",
+                "gpu_count": 1,
+                "engine": "llama.cpp",
+                "split_mode": "none",
+                "format": "q4_0",
+                "batch_size": 1,
+                "prompt_tokens": 0,
+                "generated_tokens": 128,
+                "metric": "decode_tokens_per_s",
+                "value": value,
+                "quote": "q",
+                "source_id": "s",
+                "source_file": "f.csv",
+                "source_row": 2 if value < 200 else 3,
+            }
+        )
     create_table_from_frame(con, "core_measurements", pd.DataFrame(rows))
     create_table_from_sql(con, "out_measurement_bounds")
-    bounds = con.execute("select measured_tokens_per_s, bound_tokens_per_s, within_bound from out_measurement_bounds "
-                         "order by 1").fetchall()
+    bounds = con.execute(
+        "select measured_tokens_per_s, bound_tokens_per_s, within_bound from out_measurement_bounds order by 1"
+    ).fetchall()
     assert 260 < bounds[0][1] < 280
     assert [b[2] for b in bounds] == [True, False]
     assert [r[1] for r in con.execute(steps.MEASUREMENTS_ABOVE_BOUND).fetchall()] == [3]
-

@@ -22,6 +22,7 @@ def replay(pages: list[dict], seen: list | None = None) -> httpx.MockTransport:
             seen.append(str(request.url))
         page = pages[1] if "skip" in str(request.url) else pages[0]
         return httpx.Response(200, json=page)
+
     return httpx.MockTransport(handler)
 
 
@@ -34,8 +35,12 @@ def test_pages_are_followed_and_filtered():
     snap = fetch.fetch_azure(transport=replay(recorded(), seen))
     assert len(seen) == 2 and "armRegionName eq 'eastus'" in httpx.URL(seen[0]).params["$filter"]
     got = {(r["offering"], r["pricing_tier"]): r["usd_per_hour"] for r in snap.rows}
-    assert got == {("Standard_NC24ads_A100_v4", "on-demand"): 3.673, ("Standard_NC24ads_A100_v4", "spot"): 0.444433,
-                   ("Standard_NC48ads_A100_v4", "on-demand"): 7.346, ("Standard_NC40ads_H100_v5", "on-demand"): 6.98}
+    assert got == {
+        ("Standard_NC24ads_A100_v4", "on-demand"): 3.673,
+        ("Standard_NC24ads_A100_v4", "spot"): 0.444433,
+        ("Standard_NC48ads_A100_v4", "on-demand"): 7.346,
+        ("Standard_NC40ads_H100_v5", "on-demand"): 6.98,
+    }
     nc48 = next(r for r in snap.rows if r["offering"] == "Standard_NC48ads_A100_v4")
     assert nc48["gpu_count"] == 2 and nc48["gpu_name"] == "NVIDIA A100 PCIe"
 
@@ -78,10 +83,13 @@ def test_server_errors_are_retried(monkeypatch):
     assert len(fetch.fetch_azure(transport=httpx.MockTransport(handler)).rows) == 4
 
 
-@pytest.mark.parametrize("body,message", [
-    ({"items": []}, "no 'Items' list"),
-    ({"Items": [{"armSkuName": "Standard_NC24ads_A100_v4"}], "NextPageLink": None}, "lacks"),
-])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ({"items": []}, "no 'Items' list"),
+        ({"Items": [{"armSkuName": "Standard_NC24ads_A100_v4"}], "NextPageLink": None}, "lacks"),
+    ],
+)
 def test_unexpected_shape_is_named(body, message):
     transport = httpx.MockTransport(lambda r: httpx.Response(200, json=body))
     with pytest.raises(fetch.FetchError, match=message):
@@ -122,9 +130,11 @@ ORACLE = Path(__file__).resolve().parents[1] / "fixtures" / "oracle" / "products
 
 def answering(recorded: Path, seen: list) -> httpx.MockTransport:
     """Replays one recorded JSON answer to every request, noting each request's URL in seen."""
+
     def handler(request):
         seen.append(request.url)
         return httpx.Response(200, json=json.loads(recorded.read_text()))
+
     return httpx.MockTransport(handler)
 
 
@@ -134,8 +144,17 @@ def test_oracle_price_list_keeps_gpu_hour_parts_only(tmp_path):
     assert seen[0].params["currencyCode"] == "USD"
     got = {r["gpu_name"]: r["usd_per_hour"] for r in snap.rows}
     # VMware node, Roving Edge day, Cloud@Customer and the unmapped H100T part are left out
-    assert got == {"L40S": 3.5, "MI300X": 6, "H200": 10, "B200": 14, "B300": 15, "RTX PRO 6000": 4.5,
-                   "A100-80GB": 4, "A10": 2, "H100": 10}
+    assert got == {
+        "L40S": 3.5,
+        "MI300X": 6,
+        "H200": 10,
+        "B200": 14,
+        "B300": 15,
+        "RTX PRO 6000": 4.5,
+        "A100-80GB": 4,
+        "A10": 2,
+        "H100": 10,
+    }
     assert all(r["gpu_count"] == 1 and r["region"] == "all" for r in snap.rows)
     assert snap.published_on == dt.date(2026, 10, 1) and "2 other GPU-hour parts" in snap.notes
     recorded_terms(tmp_path)
@@ -159,7 +178,9 @@ def test_vast_offers_become_minimum_and_median_per_gpu_with_their_sample(tmp_pat
     snap = fetch.fetch_vastai(transport=answering(VAST, seen), on=dt.date(2026, 11, 23))
     query = json.loads(seen[0].params["q"])
     assert query["verified"] == {"eq": True} and query["rentable"] == {"eq": True} and query["type"] == "on-demand"
-    got = {(r["gpu_name"], r["gpu_memory_gb"], r["statistic"]): (r["usd_per_hour"], r["sample_size"]) for r in snap.rows}
+    got = {
+        (r["gpu_name"], r["gpu_memory_gb"], r["statistic"]): (r["usd_per_hour"], r["sample_size"]) for r in snap.rows
+    }
     # per GPU: an 8x B200 machine at $65.01/hour is $8.13 per GPU-hour
     assert got[("B200", 180, "minimum")] == (6.251, 7) and got[("B200", 180, "median")] == (8.1263, 7)
     assert got[("H100 SXM", 80, "minimum")] == (2.0974, 16) and got[("H100 SXM", 80, "median")] == (3.17, 16)
@@ -175,16 +196,27 @@ def test_vast_offers_become_minimum_and_median_per_gpu_with_their_sample(tmp_pat
     assert meta["scope"] == "partial" and meta["covers"] == {"tiers": ["on-demand"]} and meta["kind"] == "provider_api"
 
 
-@pytest.mark.parametrize("body,message", [
-    ({"bundles": []}, "no 'offers' list"),
-    ({"offers": [{"gpu_name": "H100 SXM", "num_gpus": 1, "dph_total": 2.0}]}, "offer 0 lacks gpu_ram"),
-    ({"offers": []}, "no priced GPU offers"),
-])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ({"bundles": []}, "no 'offers' list"),
+        ({"offers": [{"gpu_name": "H100 SXM", "num_gpus": 1, "dph_total": 2.0}]}, "offer 0 lacks gpu_ram"),
+        ({"offers": []}, "no priced GPU offers"),
+    ],
+)
 def test_vast_bad_shape_is_a_clear_error(body, message):
     with pytest.raises(fetch.FetchError, match=message):
         fetch.fetch_vastai(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=body)))
 
 
 def test_nominal_memory_keeps_card_sizes_apart():
-    assert [fetch.nominal_memory_gb(m) for m in (24564, 39936, 40960, 46068, 81559, 95830, 143771, 183359)] == \
-        [24, 40, 40, 48, 80, 94, 141, 180]
+    assert [fetch.nominal_memory_gb(m) for m in (24564, 39936, 40960, 46068, 81559, 95830, 143771, 183359)] == [
+        24,
+        40,
+        40,
+        48,
+        80,
+        94,
+        141,
+        180,
+    ]

@@ -42,6 +42,7 @@ def replay(index: bytes = INDEX, offer: bytes = CSV, seen: list | None = None) -
         if request.url.path.endswith("/index.csv"):
             return httpx.Response(200, content=offer, headers={"content-type": "text/csv"})
         return httpx.Response(404)
+
     return httpx.MockTransport(handler)
 
 
@@ -50,7 +51,7 @@ def without_column(name: str) -> bytes:
     lines = CSV.decode().splitlines()
     rows = list(csv.reader(lines))
     at = rows[5].index(name)
-    out = lines[:5] + [",".join(f'"{v}"' if v else "" for v in r[:at] + r[at + 1:]) for r in rows[5:]]
+    out = lines[:5] + [",".join(f'"{v}"' if v else "" for v in r[:at] + r[at + 1 :]) for r in rows[5:]]
     return ("\n".join(out) + "\n").encode()
 
 
@@ -157,8 +158,12 @@ def test_client_errors_are_not_retried(monkeypatch):
 
 
 def test_azure_aws_and_oracle_are_registered():
-    assert fetch.FETCHERS == {"azure": fetch.fetch_azure, "aws": fetch.fetch_aws, "oracle": fetch.fetch_oracle,
-                              "vastai": fetch.fetch_vastai}
+    assert fetch.FETCHERS == {
+        "azure": fetch.fetch_azure,
+        "aws": fetch.fetch_aws,
+        "oracle": fetch.fetch_oracle,
+        "vastai": fetch.fetch_vastai,
+    }
 
 
 def test_cli_leaves_the_default_region_to_each_fetcher(monkeypatch, tmp_path):
@@ -173,6 +178,7 @@ def test_cli_leaves_the_default_region_to_each_fetcher(monkeypatch, tmp_path):
         def fetcher(**kwargs):
             calls.append((name, kwargs))
             return fetch.Snapshot(name, [], "https://example.invalid", "t", "p")
+
         return fetcher
 
     monkeypatch.setattr(fetch, "FETCHERS", {"azure": fake("azure"), "aws": fake("aws")})
@@ -212,4 +218,5 @@ def test_the_captured_gpu_row_is_kept_once_its_terms_are_the_ones_we_keep():
     csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(g5)
     rows, _ = fetch.aws_rows(iter([*lines[:6], buffer.getvalue().rstrip("\n")]), "ap-southeast-2")
     assert [(r["offering"], r["pricing_tier"], r["usd_per_hour"], r["region"], r["gpu_count"]) for r in rows] == [
-        ("g5.48xlarge", "on-demand", 21.30264, "ap-southeast-2", 8)]
+        ("g5.48xlarge", "on-demand", 21.30264, "ap-southeast-2", 8)
+    ]

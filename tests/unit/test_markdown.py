@@ -35,7 +35,8 @@ def test_long_source_titles_are_shortened_with_the_whole_title_as_tooltip():
     assert ">NVIDIA Ada GPU Architecture whitepaper…</a>" in link
     assert 'title="NVIDIA Ada GPU Architecture whitepaper v2.1, Appendix A &lt;GeForce RTX 4090&gt;' in link
     assert url_link("short", "https://example.com/", limit=40) == (
-        '<a href="https://example.com/" rel="nofollow noopener">short</a>')
+        '<a href="https://example.com/" rel="nofollow noopener">short</a>'
+    )
     assert url_link(title, None, limit=20).startswith("<span title=")
 
 

@@ -7,8 +7,19 @@ import pytest
 
 from pipeline import schemas
 
-FIG_COLS = ["gpu_id", "metric", "precision", "unit_kind", "accumulate", "sparsity", "value", "unit", "per_gpus",
-            "document_id", "note"]
+FIG_COLS = [
+    "gpu_id",
+    "metric",
+    "precision",
+    "unit_kind",
+    "accumulate",
+    "sparsity",
+    "value",
+    "unit",
+    "per_gpus",
+    "document_id",
+    "note",
+]
 
 
 def frame(rows, columns):
@@ -101,8 +112,17 @@ def test_compute_figure_needs_its_type():
     assert any("compute needs precision" in p.rule for p in problems(bad))
 
 
-PRICE_COLS = ["offering", "gpu_name", "gpu_memory_gb", "gpu_count", "usd_per_hour", "pricing_tier", "statistic",
-              "region", "note"]
+PRICE_COLS = [
+    "offering",
+    "gpu_name",
+    "gpu_memory_gb",
+    "gpu_count",
+    "usd_per_hour",
+    "pricing_tier",
+    "statistic",
+    "region",
+    "note",
+]
 
 
 @pytest.mark.parametrize("price", ["0", "-2.5"])
@@ -118,7 +138,9 @@ def test_pricing_tier_vocabulary():
 
 
 def test_alias_to_unknown_gpu_is_rejected():
-    df = frame([("H100 SXM", None, "nvidia-h999-sxm-80gb", "docs")], ["gpu_name", "gpu_memory_gb", "gpu_id", "evidence"])
+    df = frame(
+        [("H100 SXM", None, "nvidia-h999-sxm-80gb", "docs")], ["gpu_name", "gpu_memory_gb", "gpu_id", "evidence"]
+    )
     found = schemas.validate(schemas.aliases_schema(["nvidia-h100-sxm-80gb"]), df)
     assert [(p.row, p.column) for p in found] == [(2, "gpu_id")]
 
@@ -128,11 +150,30 @@ def test_model_shape_rules():
 
     columns = MODEL_COLUMNS + MODEL_OPTIONAL
     base = dict.fromkeys(columns)
-    base.update(model_id="m", name="M", family="f", developer="d", layers="32", hidden_size="4096",
-                intermediate_size="14336", attention_heads="32", kv_heads="8", head_dim="128", vocab_size="128256",
-                tied_embeddings="false", max_context="131072", attention_kind="gqa", mlp_kind="gated",
-                qkv_bias="false", linear_bias="false", norm_kind="rmsnorm", norms_per_layer="2",
-                published_params_b="8.03", document_id="doc", params_document_id="doc")
+    base.update(
+        model_id="m",
+        name="M",
+        family="f",
+        developer="d",
+        layers="32",
+        hidden_size="4096",
+        intermediate_size="14336",
+        attention_heads="32",
+        kv_heads="8",
+        head_dim="128",
+        vocab_size="128256",
+        tied_embeddings="false",
+        max_context="131072",
+        attention_kind="gqa",
+        mlp_kind="gated",
+        qkv_bias="false",
+        linear_bias="false",
+        norm_kind="rmsnorm",
+        norms_per_layer="2",
+        published_params_b="8.03",
+        document_id="doc",
+        params_document_id="doc",
+    )
 
     def problems(**changes):
         row = {**base, **changes}
@@ -148,8 +189,14 @@ def test_model_shape_rules():
     assert problems(window_kind="chunked")  # a chunk without its size
     assert problems(window_kind="ring", sliding_window="128", full_attention_layers="16")
     # linear-attention layers: their state's shape, and full + linear = every layer
-    linear = dict(linear_attention_layers="24", linear_key_heads="16", linear_value_heads="32",
-                  linear_key_head_dim="128", linear_value_head_dim="128", linear_conv_kernel="4")
+    linear = dict(
+        linear_attention_layers="24",
+        linear_key_heads="16",
+        linear_value_heads="32",
+        linear_key_head_dim="128",
+        linear_value_head_dim="128",
+        linear_conv_kernel="4",
+    )
     assert problems(full_attention_layers="8", **linear) == []
     assert problems(full_attention_layers="10", **linear)  # 10 + 24 is not 32
     assert problems(full_attention_layers="8", **{**linear, "linear_conv_kernel": None})
@@ -164,8 +211,10 @@ def test_a_price_sidecar_states_its_market_and_an_upper_date_only_when_undated()
     from pipeline.sources import price_sidecar_facts
 
     base = {"kind": "provider_page", "scope": "full", "price_basis": "whole_instance"}
-    facts, problems = price_sidecar_facts({**base, "market": "cn-mainland", "observed_date_known": False,
-                                           "observed_no_later_than": "2025-12-19"}, "side.yml")
+    facts, problems = price_sidecar_facts(
+        {**base, "market": "cn-mainland", "observed_date_known": False, "observed_no_later_than": "2025-12-19"},
+        "side.yml",
+    )
     assert problems == [] and facts["market"] == "cn-mainland" and facts["observed_no_later_than"] == "2025-12-19"
     assert price_sidecar_facts(base, "side.yml")[0]["market"] == "global"
     _, problems = price_sidecar_facts({**base, "market": "china"}, "side.yml")

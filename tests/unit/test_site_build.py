@@ -78,11 +78,15 @@ def test_a_new_page_forces_a_full_build(tmp_path):
 
 
 def test_merged_index_replaces_only_rebuilt_pages_in_place():
-    previous = {"config": {"lang": ["en"]}, "docs": [
-        {"location": "", "title": "Home", "text": "a"},
-        {"location": "prices/", "title": "Prices", "text": "old"},
-        {"location": "prices/#h100", "title": "H100", "text": "old"},
-        {"location": "models/", "title": "Models", "text": "m"}]}
+    previous = {
+        "config": {"lang": ["en"]},
+        "docs": [
+            {"location": "", "title": "Home", "text": "a"},
+            {"location": "prices/", "title": "Prices", "text": "old"},
+            {"location": "prices/#h100", "title": "H100", "text": "old"},
+            {"location": "models/", "title": "Models", "text": "m"},
+        ],
+    }
     rebuilt = {"config": {"lang": ["en"]}, "docs": [{"location": "prices/", "title": "Prices", "text": "new"}]}
     merged = merge_search_index(previous, rebuilt)
     assert [(d["location"], d["text"]) for d in merged["docs"]] == [("", "a"), ("prices/", "new"), ("models/", "m")]
@@ -116,8 +120,14 @@ def test_build_inputs_cover_every_source_and_a_refresh_ignores_prices_and_aliase
         (src / rel).write_text(rel, encoding="utf-8")
     with paths_overridden(tmp_path / "db.duckdb", tmp_path / "build", src) as p:
         first = build_inputs(p)
-        assert {"sources/specs/a/gpus.csv", "sources/models/m.csv", "sources/prices/acme/2026-01-01/prices.csv",
-                "sources/aliases/acme.csv", "mkdocs.yml", "pipeline/run.py"} <= first.keys()
+        assert {
+            "sources/specs/a/gpus.csv",
+            "sources/models/m.csv",
+            "sources/prices/acme/2026-01-01/prices.csv",
+            "sources/aliases/acme.csv",
+            "mkdocs.yml",
+            "pipeline/run.py",
+        } <= first.keys()
         # a last build to start from, with its record
         p.database.write_bytes(b"db")
         p.docs.mkdir(parents=True)
@@ -149,8 +159,9 @@ def test_the_sitemap_lists_every_page_when_the_address_is_known_and_is_left_out_
     assert "<loc>https://atlas.example.org/gpu/</loc>" in sitemap
     assert "<loc>https://atlas.example.org/gpu/prices/</loc>" in sitemap
     assert "Sitemap: https://atlas.example.org/gpu/sitemap.xml" in (site / "robots.txt").read_text(encoding="utf-8")
-    assert '<link rel="canonical" href="https://atlas.example.org/gpu/prices/">' in \
-        (site / "prices" / "index.html").read_text(encoding="utf-8")
+    assert '<link rel="canonical" href="https://atlas.example.org/gpu/prices/">' in (
+        site / "prices" / "index.html"
+    ).read_text(encoding="utf-8")
 
 
 def test_the_search_index_is_requested_only_through_the_lazy_loader(tmp_path):

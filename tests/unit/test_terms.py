@@ -13,17 +13,25 @@ from pipeline import fetch
 from pipeline.sources import KINDS, TERMS_FILE, check_terms, discover, load_terms, read_sidecar
 
 ROOT = Path(__file__).resolve().parents[2]
-TERMS = {"url": "https://example.com/terms", "read_on": "2026-11-25", "automated_collection": "not-stated",
-         "republication": "not-stated", "summary": "Section 4 says nothing about programs or republication."}
+TERMS = {
+    "url": "https://example.com/terms",
+    "read_on": "2026-11-25",
+    "automated_collection": "not-stated",
+    "republication": "not-stated",
+    "summary": "Section 4 says nothing about programs or republication.",
+}
 
 
-@pytest.mark.parametrize("change,field,message", [
-    ({"republication": "forbidden"}, "terms.republication", "forbid republishing"),
-    ({"automated_collection": "sometimes"}, "terms.automated_collection", "must be one of"),
-    ({"read_on": "yesterday"}, "terms.read_on", "must be a date"),
-    ({"url": "ftp://example.com"}, "terms.url", ""),
-    ({"summary": ""}, "terms.summary", "missing"),
-])
+@pytest.mark.parametrize(
+    "change,field,message",
+    [
+        ({"republication": "forbidden"}, "terms.republication", "forbid republishing"),
+        ({"automated_collection": "sometimes"}, "terms.automated_collection", "must be one of"),
+        ({"read_on": "yesterday"}, "terms.read_on", "must be a date"),
+        ({"url": "ftp://example.com"}, "terms.url", ""),
+        ({"summary": ""}, "terms.summary", "missing"),
+    ],
+)
 def test_terms_are_checked_and_a_forbidden_republication_is_refused(change, field, message):
     problems = check_terms({"kind": "provider_page", "terms": {**TERMS, **change}}, "x.source.yml")
     assert [p.column for p in problems] == [field]
@@ -47,8 +55,9 @@ def _copy_with_registry(tmp_path: Path, provider: str, registry: dict) -> Path:
 
 
 def test_a_fetcher_is_refused_before_any_request_when_the_terms_forbid_collection(tmp_path, monkeypatch):
-    root = _copy_with_registry(tmp_path, "aws", {"aws": {**TERMS, "automated_collection": "forbidden",
-                                                         "summary": "No robots (section 9)."}})
+    root = _copy_with_registry(
+        tmp_path, "aws", {"aws": {**TERMS, "automated_collection": "forbidden", "summary": "No robots (section 9)."}}
+    )
     monkeypatch.setattr(fetch, "fetch_regions", lambda *a, **k: pytest.fail("a request was made"))
     with pytest.raises(fetch.FetchError, match=r"aws: refused.*terms\.yml.*forbid automated collection: No robots"):
         fetch.may_collect(root, "aws")
@@ -73,9 +82,12 @@ def test_a_sidecar_names_its_terms_by_key_and_an_unknown_key_is_named(tmp_path):
 
 
 def test_the_terms_file_is_checked_block_by_block(tmp_path):
-    (tmp_path / TERMS_FILE).write_text(yaml.safe_dump({"aws": {**TERMS, "republication": "maybe"},
-                                                       "gcp": {k: v for k, v in TERMS.items() if k != "url"}}),
-                                       encoding="utf-8")
+    (tmp_path / TERMS_FILE).write_text(
+        yaml.safe_dump(
+            {"aws": {**TERMS, "republication": "maybe"}, "gcp": {k: v for k, v in TERMS.items() if k != "url"}}
+        ),
+        encoding="utf-8",
+    )
     _, problems = load_terms(tmp_path)
     assert sorted(p.column for p in problems) == ["aws.republication", "gcp.url"]
 

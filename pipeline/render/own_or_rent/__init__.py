@@ -13,8 +13,13 @@ from markupsafe import Markup
 from ..markdown import money, num, script_json, seen
 from .queries import QUERIES
 
-TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
-                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 UTILISATIONS = (0.25, 0.5, 1.0)
 
 
@@ -42,25 +47,61 @@ def context(con: duckdb.DuckDBPyConnection) -> dict:
     rtx, h100 = serving.get("nvidia-rtx-4090-pcie-24gb"), serving.get("nvidia-h100-sxm-80gb")
     if home_4090 and rtx:
         for u in UTILISATIONS:
-            busy_hour = (home_4090["amortisation_usd_per_hour"] + home_4090["hosting_usd_per_hour"]) / u \
-                + home_4090["power_usd_per_hour"]
-            llama.append({"what": f"RTX 4090 owned, at home, busy {u:.0%} of hours", "usd_per_hour": busy_hour,
-                          "tokens_per_s": rtx["tokens_per_s"],
-                          "per_million": per_million(busy_hour, rtx["tokens_per_s"]), "price": "owned"})
+            busy_hour = (home_4090["amortisation_usd_per_hour"] + home_4090["hosting_usd_per_hour"]) / u + home_4090[
+                "power_usd_per_hour"
+            ]
+            llama.append(
+                {
+                    "what": f"RTX 4090 owned, at home, busy {u:.0%} of hours",
+                    "usd_per_hour": busy_hour,
+                    "tokens_per_s": rtx["tokens_per_s"],
+                    "per_million": per_million(busy_hour, rtx["tokens_per_s"]),
+                    "price": "owned",
+                }
+            )
     for r, label in ((rtx, "RTX 4090 rented"), (h100, "H100 SXM rented")):
         if r and r["usd_per_gpu_hour"] is not None:
-            llama.append({"what": f"{label} on demand ({r['provider']})", "usd_per_hour": r["usd_per_gpu_hour"],
-                          "tokens_per_s": r["tokens_per_s"],
-                          "per_million": per_million(r["usd_per_gpu_hour"], r["tokens_per_s"]),
-                          "price": Markup(seen(r["observed_on"], r["observed_date_known"]))})
-    data = {"items": [{k: o[k] for k in ("item", "gpu_id", "hosting", "purchase_usd", "busy_kw", "gpus",
-                                         "hosting_usd_per_hour", "rental_usd_per_gpu_hour")}
-                      for o in owned if o["ownership_scope"] == "gpu"],
-            "parameters": values,
-            "gpus": [{k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in rows(con, "gpus")]}
-    return {"server": server, "years": values["amortisation_years"], "rental": rental[0] if rental else None, "owned": owned, "llama": llama,
-            "batch": next((r["batch_size"] for r in serving.values()), None), "parameters": parameters,
-            "calculator_json": script_json(data), "gpus": data["gpus"]}
+            llama.append(
+                {
+                    "what": f"{label} on demand ({r['provider']})",
+                    "usd_per_hour": r["usd_per_gpu_hour"],
+                    "tokens_per_s": r["tokens_per_s"],
+                    "per_million": per_million(r["usd_per_gpu_hour"], r["tokens_per_s"]),
+                    "price": Markup(seen(r["observed_on"], r["observed_date_known"])),
+                }
+            )
+    data = {
+        "items": [
+            {
+                k: o[k]
+                for k in (
+                    "item",
+                    "gpu_id",
+                    "hosting",
+                    "purchase_usd",
+                    "busy_kw",
+                    "gpus",
+                    "hosting_usd_per_hour",
+                    "rental_usd_per_gpu_hour",
+                )
+            }
+            for o in owned
+            if o["ownership_scope"] == "gpu"
+        ],
+        "parameters": values,
+        "gpus": [{k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in rows(con, "gpus")],
+    }
+    return {
+        "server": server,
+        "years": values["amortisation_years"],
+        "rental": rental[0] if rental else None,
+        "owned": owned,
+        "llama": llama,
+        "batch": next((r["batch_size"] for r in serving.values()), None),
+        "parameters": parameters,
+        "calculator_json": script_json(data),
+        "gpus": data["gpus"],
+    }
 
 
 def owned_runs(con: duckdb.DuckDBPyConnection) -> dict:
@@ -76,7 +117,10 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
     template = TEMPLATES.get_template("page.md.j2")
     # the formatters build their own safe HTML from numbers and dates
-    template.globals.update(money=lambda *a: Markup(money(*a)), num=lambda *a: Markup(num(*a)),
-                            seen=lambda *a: Markup(seen(*a)))
-    return {"own-or-rent.md": template.render(**context(con)),
-            "charts/owned-runs.json": json.dumps(owned_runs(con), separators=(",", ":"))}
+    template.globals.update(
+        money=lambda *a: Markup(money(*a)), num=lambda *a: Markup(num(*a)), seen=lambda *a: Markup(seen(*a))
+    )
+    return {
+        "own-or-rent.md": template.render(**context(con)),
+        "charts/owned-runs.json": json.dumps(owned_runs(con), separators=(",", ":")),
+    }
