@@ -252,11 +252,25 @@ def build_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
     return create_table_from_sql(con, table)
 
 
+def view_statements() -> dict[str, str]:
+    """Each public view of views.sql with the statement that creates it."""
+    code = re.sub(r"--[^\n]*", "", sql_text("views"))
+    views = re.findall(r"(create\s+or\s+replace\s+view\s+(\w+)\s+as\s+.*?;)", code, flags=re.S | re.I)
+    return {name: statement for statement, name in views}
+
+
 def view_reads() -> dict[str, set[str]]:
     """Each public view of views.sql with the pipeline tables it reads."""
-    code = re.sub(r"--[^\n]*", "", sql_text("views"))
-    views = re.findall(r"create\s+or\s+replace\s+view\s+(\w+)\s+as\s+(.*?);", code, flags=re.S | re.I)
-    return {name: set(TABLE_REF.findall(body)) for name, body in views}
+    return {name: set(TABLE_REF.findall(statement)) for name, statement in view_statements().items()}
+
+
+def ensure_views(con: duckdb.DuckDBPyConnection, names: set[str]) -> None:
+    """Create those of the named public views that the database lacks (a page family's asset runs once the tables
+    its views read exist, maybe before `public_views`)."""
+    present = {r[0] for r in con.execute("select view_name from duckdb_views() where not internal").fetchall()}
+    statements = view_statements()
+    for name in sorted(names - present):
+        con.execute(statements[name])
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from pipeline.config import paths
 from pipeline.contract import VIEWS
 from pipeline.db import path_literal
 from pipeline.render import own_or_rent, pages
+from pipeline.render.family import RENDER_DIR, Family
 from pipeline.render.site import build_site
-from pipeline.steps import define_macros, view_reads
+from pipeline.steps import define_macros, ensure_views, view_reads
 
 from .resources import AtlasPaths
 
@@ -84,17 +86,49 @@ def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDef
     return _asset
 
 
+def family_modules() -> list:
+    """Every page family: a folder under pipeline/render/ whose module defines FAMILY (see render/family.py)."""
+    found = []
+    for folder in sorted(p for p in RENDER_DIR.iterdir() if (p / "__init__.py").is_file()):
+        module = importlib.import_module(f"pipeline.render.{folder.name}")
+        if isinstance(getattr(module, "FAMILY", None), Family):
+            found.append(module)
+    return found
+
+
+def family_asset(module) -> dg.AssetsDefinition:
+    """A family's page asset: it depends on the tables its queries' views read, so a price refresh re-renders only
+    the families that show prices."""
+    family: Family = module.FAMILY
+    reads = view_reads()
+    tables = sorted(set().union(*(reads[v] for v in family.views)))
+    description = (module.__doc__ or family.name).strip().split("\n\n")[0].replace("\n", " ")
+
+    @dg.asset(
+        name=f"pages_{family.name}",
+        group_name="render",
+        kinds={"markdown", "jinja"},
+        deps=[*tables, "site_docs_base"],
+        description=f"{description} (pipeline/render/{family.name}/: queries over the views "
+        f"{', '.join(sorted(family.views))}; context; templates)",
+    )
+    def _asset(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
+        with database.get_connection() as con:
+            ensure_views(con, family.views)
+            generated = module.render(con)
+        n = write_pages(atlas_paths.docs, generated)
+        return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": n})
+
+    return _asset
+
+
+family_assets = [family_asset(m) for m in family_modules()]
+
 pages_specs = page_asset(
     "pages_specs",
     ["core_gpus", "core_spec_claims", "core_sources", "core_models", "out_model_claims"],
     pages.spec_pages,
     "GPU spec table and charts, sources, conflicts and model pages.",
-)
-pages_sources = page_asset(
-    "pages_sources",
-    ["core_sources", "core_canonical"],
-    pages.source_pages,
-    "The source list: every snapshot file and every document its sidecar cites.",
 )
 pages_estimates = page_asset(
     "pages_estimates",
@@ -219,12 +253,12 @@ def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Material
     kinds={"mkdocs"},
     deps=[
         "pages_specs",
-        "pages_sources",
         "pages_estimates",
         "pages_prices",
         "pages_data",
         "pages_plan",
         "pages_own_or_rent",
+        *(a.key for a in family_assets),
         "site_docs_base",
     ],
     description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
@@ -256,7 +290,7 @@ def defs() -> dg.Definitions:
         assets=[
             site_docs_base,
             pages_specs,
-            pages_sources,
+            *family_assets,
             pages_estimates,
             pages_prices,
             pages_plan,

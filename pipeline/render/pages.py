@@ -96,10 +96,6 @@ def spec_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return {"gpus/index.md": gpu_index(gpus), "conflicts.md": conflicts_page(con), "models.md": models_page(con)}
 
 
-def source_pages(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    return {"sources.md": sources_page(con)}
-
-
 def gpu_index(gpus: pd.DataFrame) -> str:
     rows = []
     for g in gpus.itertuples():  # vendor and form factor are in the name; memory type on the GPU's page
@@ -506,110 +502,6 @@ def conflicts_page(con) -> str:
         ),
     ]
     return "\n".join(out) + "\n"
-
-
-def sources_page(con) -> str:
-    src = df(con, "select * from core_sources order by kind, publisher, title, source_id")
-    # each publisher's terms once, numbered; a source's row names its entry
-    terms = (
-        src.dropna(subset=["terms_url"])
-        .drop_duplicates(["terms_url", "terms_summary"])[
-            ["terms_url", "terms_read_on", "terms_automated_collection", "terms_republication", "terms_summary"]
-        ]
-        .reset_index(drop=True)
-    )
-    number = {(t.terms_url, t.terms_summary): i + 1 for i, t in enumerate(terms.itertuples())}
-    rows = [
-        [
-            esc(KIND_LABELS.get(s.kind, s.kind)),
-            url_link(s.publisher, None, 40),
-            url_link(s.title, s.url, 100),
-            esc(s.accessed_on),
-            esc(s.published_on),
-            terms_cell(s, number.get((s.terms_url, s.terms_summary))),
-            esc(str(s.file).removeprefix("sources/")).replace("/", "/<wbr>"),
-        ]
-        for s in src.itertuples()
-    ]
-    kinds = df(
-        con,
-        """select source_kind, count(*) as n from core_canonical group by all
-                       order by min(case source_kind when 'vendor_document' then 1 when 'vendor_reprint' then 2
-                                when 'curated_dataset' then 3 when 'reseller' then 4 when 'blog_or_wiki' then 5 else 6 end)""",
-    )
-    total = int(kinds.n.sum())
-    by_kind = table(
-        ["Kind of source", "Canonical figures", "Share"],
-        [
-            [esc(KIND_LABELS.get(k.source_kind, k.source_kind)), str(k.n), f"{100 * k.n / total:.0f}%"]
-            for k in kinds.itertuples()
-        ],
-    )
-    return (
-        "\n".join(
-            [
-                WIDE,
-                "# Sources",
-                "",
-                f"{len(src)} sources: every snapshot file under `sources/` and every document its provenance "
-                "sidecar cites. Each value on this site links to one of them.",
-                "",
-                "A source's kind says what the document is: a **vendor document** (the vendor's own page or PDF), "
-                "a **vendor reprint** (a faithful copy of a vendor document or table hosted by someone else, named "
-                "in its publisher), a **curated dataset** (Epoch AI, TechPowerUp and other GPU databases), a "
-                "**reseller** page, a **blog or wiki**, or a press **article**. Where several give the same figure, "
-                f"the canonical one comes from the best kind in that order, unless a figure's note states why another document is canonical (where documents disagree). The {total} canonical figures come from:",
-                "",
-                by_kind,
-                "",
-                "Each source's **terms** of use are recorded in its sidecar: the page read and when, whether "
-                "they let a program collect the source (*collection*) and an index republish its figures "
-                "(*republication*): allowed, forbidden or not stated. A source whose terms forbid republication, "
-                "or a snapshot a program collected against its terms, is refused by the build, and "
-                "`gpu-atlas fetch-prices` refuses a provider whose terms forbid automated collection "
-                "(Vast.ai's, as recorded in `sources/terms.yml`), or whose terms are not recorded.",
-                "",
-                table(
-                    ["Kind", "Publisher", "Document", "Accessed", "Published", "Terms", "Snapshot file in sources/"],
-                    rows,
-                    sortable=True,
-                ),
-                "",
-                "## Terms of use, as read",
-                "",
-                table(
-                    ["#", "Terms", "Read", "Automated collection", "Republication", "What they say"],
-                    [
-                        [
-                            f'<span id="terms-{i + 1}">T{i + 1}</span>',
-                            url_link(_host(t.terms_url), t.terms_url, 40),
-                            esc(t.terms_read_on) if pd.notna(t.terms_read_on) else "no copy read",
-                            esc(t.terms_automated_collection),
-                            esc(t.terms_republication),
-                            esc(t.terms_summary),
-                        ]
-                        for i, t in enumerate(terms.itertuples())
-                    ],
-                ),
-            ]
-        )
-        + "\n"
-    )
-
-
-def _host(url: str) -> str:
-    """The address of a page without its scheme, for a short link text."""
-    return url.split("://", 1)[-1].removeprefix("www.")
-
-
-def terms_cell(s, number: int | None) -> str:
-    """The terms a source is used under: their entry in the page's terms table, and the two answers."""
-    if not isinstance(s.terms_url, str) or number is None:
-        return "–"
-    return (
-        f'<a href="#terms-{number}">T{number}</a>: collection {esc(s.terms_automated_collection)}, '
-        f"republication {esc(s.terms_republication)}"
-    )
 
 
 def models_page(con) -> str:

@@ -1,0 +1,147 @@
+"""Page families: one folder under `pipeline/render/` per group of pages a reader sees together.
+
+A family folder holds
+- `queries.sql`: named queries (`-- name: gpus` above each) over the **public views only**, so a reader of the
+  DuckDB file can run what a page shows; the family's page asset depends on the tables those views read (parsed,
+  as the SQL stage's dependencies are);
+- `__init__.py`: `FAMILY = Family(__file__)`, a pure `context(...)` that turns query results into a template's
+  values, and `render(con) -> {path: text}`;
+- templates (`*.md.j2`), rendered by Jinja with every value escaped for Markdown and HTML unless a formatter
+  below made it (formatters build their own safe HTML from numbers, dates and escaped text).
+
+Adding a page family is one new folder here and a line in `mkdocs.yml`'s nav: `pipeline.defs.render` finds it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from pathlib import Path
+
+import duckdb
+import jinja2
+import pandas as pd
+from markupsafe import Markup
+
+from pipeline.contract import VIEWS
+
+from . import labels
+from . import markdown as md
+
+RENDER_DIR = Path(__file__).parent
+SHARED_TEMPLATES = RENDER_DIR / "templates"
+QUERY_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.M)
+RELATION = re.compile(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", re.I)
+CTE_NAME = re.compile(r"(?:\bwith|,)\s*([a-z_][a-z0-9_]*)\s+as\s*\(", re.I)
+# names after FROM that are no relation: table functions and the date-part keyword of extract()
+NOT_RELATIONS = {"unnest", "range", "generate_series"}
+
+
+def load_queries(path: Path) -> dict[str, str]:
+    """`-- name: x` blocks of a .sql file, each up to the next name (comments kept, trailing ';' dropped)."""
+    text = path.read_text(encoding="utf-8")
+    parts = QUERY_NAME.split(text)
+    return {name: body.strip().rstrip(";").strip() for name, body in zip(parts[1::2], parts[2::2])}
+
+
+def relations(sql: str) -> set[str]:
+    """The relations a query reads (its CTEs and table functions left out)."""
+    code = re.sub(r"--[^\n]*", "", sql)
+    code = re.sub(r"'(?:[^']|'')*'", "''", code)  # no names inside string literals
+    ctes = {c.lower() for c in CTE_NAME.findall(code)}
+    return {r.lower() for r in RELATION.findall(code)} - ctes - NOT_RELATIONS
+
+
+def _finalize(value):
+    """Every value a template prints: formatter output (Markup) as made, text escaped for Markdown and HTML,
+    anything else (numbers) as text."""
+    if isinstance(value, Markup):
+        return value
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return Markup(md.esc(value))
+
+
+def _safe(fn):
+    def wrapped(*args, **kwargs):
+        return Markup(fn(*args, **kwargs))
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+FORMATTERS = {
+    name: _safe(getattr(md, name))
+    for name in ("num", "fixed", "money", "age", "seen", "plural", "link", "url_link", "chart", "table", "esc")
+}
+
+
+def breakable(path) -> Markup:
+    """A file path that may wrap after each '/' in a narrow table cell."""
+    return Markup(md.esc(path).replace("/", "/<wbr>"))
+
+
+def gpu_link(gpu_id: str, name: str, prefix: str = "gpus/") -> Markup:
+    """A link to a GPU's page, relative to the page that holds it."""
+    return Markup(md.link(name, f"{prefix}{gpu_id}.md"))
+
+
+def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
+    """A query's rows as a DataFrame, dates as YYYY-MM-DD text."""
+    result = con.execute(sql, params or []).df()
+    for col in result.columns:
+        if pd.api.types.is_datetime64_any_dtype(result[col]):
+            result[col] = result[col].dt.strftime("%Y-%m-%d")
+    return result
+
+
+class Family:
+    """A page family's queries and templates, from the folder of the module that creates it."""
+
+    def __init__(self, module_file: str):
+        self.folder = Path(module_file).parent
+        self.name = self.folder.name
+        path = self.folder / "queries.sql"
+        self.queries = load_queries(path) if path.is_file() else {}
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader([self.folder, SHARED_TEMPLATES]),
+            autoescape=True,
+            finalize=_finalize,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        self.env.globals.update(FORMATTERS, gpu_link=gpu_link, breakable=breakable)
+        self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
+
+    def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
+        return frame(con, self.queries[name], list(params))
+
+    def rows(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> list:
+        """A query's rows as named tuples (attribute access in templates and context code)."""
+        return list(self.frame(con, name, *params).itertuples(index=False))
+
+    def render(self, template: str, **context) -> str:
+        return self.env.get_template(template).render(**context)
+
+    @cached_property
+    def views(self) -> set[str]:
+        """The public views the family's queries read."""
+        return set().union(*(relations(q) for q in self.queries.values())) if self.queries else set()
+
+    def not_views(self) -> set[str]:
+        """Relations read that are not public views (a test keeps this empty)."""
+        return self.views - set(VIEWS)
+
+
+def param_values(rows) -> dict[str, float | str]:
+    """The `parameters` view's rows as {name: value}, numbers as floats."""
+    out = {}
+    for r in rows:
+        try:
+            out[r.name] = float(r.value)
+        except (TypeError, ValueError):
+            out[r.name] = r.value
+    return out
