@@ -1,533 +1,74 @@
-"""The public DuckDB contract: what each view holds and what each column means.
+"""The public DuckDB contract, read from `contract.yml`: what each view holds and what each column means.
 
-Column meanings are defined once: the same name means the same quantity, in the same unit, in every
-view (units are in the names: _gb, _gbs, _tflops, _tops, _w, _usd). The Data page is generated from
-this module and the live database, and a test fails if a view gains a column without a meaning here.
+Column meanings are defined once: the same name means the same quantity, in the same unit, in every view, unless
+a view documents its own meaning for a column. The file is read with a loader that refuses a key given twice (a
+YAML or dict literal would silently keep the last). The Data page and the OpenAPI document are generated from it,
+and a test fails if a view gains a column without a meaning.
 """
 
-VIEWS = {
-    "gpus": (
-        "GPU variant (vendor, model, form factor, memory)",
-        "Canonical dense figures, chosen by rule from `spec_claims`.",
-    ),
-    "spec_claims": (
-        "one figure from one source",
-        "Every datasheet, dataset and article figure, classified against the canonical value.",
-    ),
-    "sources": ("source snapshot file or cited document", "Provenance: title, publisher, URL, dates, checksum."),
-    "price_offers": (
-        "current offer (its latest observation no later snapshot covers)",
-        "Prices per GPU-hour with their age, basis, currency and whether they are stale.",
-    ),
-    "price_picks": (
-        "GPU × pick (on-demand, spot, reserved per term, marketplace minimum, marketplace median)",
-        "The one definition of the cheapest price: which offer is used and why (fresh, comparable, enough listings).",
-    ),
-    "price_history": ("offer per snapshot date", "Every offer of every snapshot."),
-    "unmapped_offers": ("provider GPU name not mapped to a variant", "Listed, never dropped."),
-    "price_changes": (
-        "offer compared between a provider's two latest snapshots",
-        "Added, removed, repriced, renamed (or not compared, with the reason).",
-    ),
-    "models": ("LLM", "Official config fields."),
-    "model_claims": (
-        "model memory figure printed in an article",
-        "Compared with the weights and the full requirement at each format.",
-    ),
-    "rankings": ("GPU × workload", "Scores with every component visible."),
-    "cost_per_tflop": ("price pick × precision", "$ per dense TFLOP-hour of each GPU's price picks."),
-    "vram_fit": ("model × GPU × scenario × GPU count", "Memory breakdown, GPUs needed and whether it fits."),
-    "inference_estimates": (
-        "model × GPU × weight format",
-        "Deployments (batch 1 and serving batch), decode and prefill bounds and expectations, $ per million tokens.",
-    ),
-    "weight_formats": (
-        "checkpoint format",
-        "Bits per weight of each part of a checkpoint, with the compute the format runs in.",
-    ),
-    "model_weights": (
-        "model × weight format",
-        "Weights as a checkpoint stores them, by component, and the bytes a decode step reads.",
-    ),
-    "measurements": ("published measured figure", "Measured speeds with their deployment and source."),
-    "measured_vs_estimate": (
-        "published measured figure",
-        "Each measurement next to its bound and its leave-one-GPU-out expectation.",
-    ),
-    "decode_calibration": ("GPU architecture", "Decode efficiency (measured ÷ bound) the expectations use."),
-    "token_costs": ("model × GPU × precision × price pick", "$ per million output tokens at each price pick."),
-    "training_estimates": ("model × GPU × method", "Training throughput, fine-tune and pretraining time and cost."),
-    "training_measurements": (
-        "published training run",
-        "Training throughput as published (framework benchmark tables, vendor performance summaries), restated per GPU with its utilisation.",
-    ),
-    "training_calibration": (
-        "GPU",
-        "The training utilisation each GPU's estimates use: its own published runs, or a line fitted on the measured GPUs, with the held-out error.",
-    ),
-    "training_vs_estimate": (
-        "published training run",
-        "Each published training run beside its estimate, with and without its GPU in the calibration.",
-    ),
-    "ownership_cost": (
-        "owned server or GPU × hosting",
-        "Owning instead of renting: cost per hour, the rental it replaces, break-even utilisation and payback.",
-    ),
-    "coverage": ("GPU", "Canonical figures nobody we read publishes."),
-    "parameters": ("assumption", "Every parameter behind a derived number."),
-    "serving_models": (
-        "model × serving weight format",
-        "What the serving model reads of a model: weights, bytes a decode step reads, active parameters, KV values per token by layer kind.",
-    ),
-    "serving_gpus": (
-        "GPU",
-        "What the serving model reads of a GPU: usable memory, bandwidth, dense compute at 16 bits and FP8, GPU link.",
-    ),
-    "reference_serving": (
-        "GPU",
-        "The reference model's serving expectation (FP8 weights, serving batch) as GPU pages, Compare and the MCP server show it: expected and bound, in all and per GPU.",
-    ),
-    "engine_formats": (
-        "GPU architecture × weight format",
-        "The weight formats a serving engine (vLLM) runs on each architecture, from its documentation: a format missing here is no option on that GPU.",
-    ),
-    "rentable_machines": (
-        "machine one can rent as listed",
-        "Each current, fresh, comparable, global offer of a whole machine (list price or marketplace median): the Planner's only deployments.",
-    ),
-    "serving_calibration": (
-        "serving engine family",
-        "The decode and prefill efficiencies of the serving expectation, fitted on published serving measurements, with their held-out error.",
-    ),
-    "serving_measurements": (
-        "published serving figure",
-        "Serving-engine throughput, per-user speed and time to first token as published, with deployment, concurrency and request lengths.",
-    ),
-    "serving_vs_estimate": (
-        "published serving figure",
-        "Each serving measurement beside its bound and its expectation fitted without its GPU.",
-    ),
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+CONTRACT_FILE = Path(__file__).with_name("contract.yml")
+
+
+class DuplicateKeyError(ValueError):
+    pass
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a mapping with the same key twice, naming the key and its line."""
+
+
+def _strict_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict = {}
+    for key_node, _value in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise DuplicateKeyError(
+                f"{key_node.start_mark.name}, line {key_node.start_mark.line + 1}: key {key!r} given twice "
+                f"(first on line {seen[key] + 1})"
+            )
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _strict_mapping)
+
+
+def load_contract(text: str) -> dict:
+    return yaml.load(text, Loader=_StrictLoader)
+
+
+_CONTRACT = load_contract(CONTRACT_FILE.read_text(encoding="utf-8"))
+# view -> (what one row is, what the view holds)
+VIEWS: dict[str, tuple[str, str]] = {name: (v["grain"], v["holds"]) for name, v in _CONTRACT["views"].items()}
+# column -> meaning, shared by every view that has the column
+COLUMN_DOCS: dict[str, str] = dict(_CONTRACT["columns"])
+# view -> {column -> meaning} where a view's column means something else
+VIEW_COLUMN_DOCS: dict[str, dict[str, str]] = {
+    name: dict(v.get("columns") or {}) for name, v in _CONTRACT["views"].items()
 }
 
-COLUMN_DOCS = {
-    # prices: basis, currency, scope, picks
-    "price_basis": "what the price covers: whole_instance (GPU with its host), gpu_only, or gpu_and_host (billed apart)",
-    "host_usd_per_hour": "host VM price per hour added to a GPU price billed apart (where published), USD",
-    "comparable_usd_per_gpu_hour": "price per GPU-hour including the host where it is billed apart; NULL when the host price is not published",
-    "comparable": "the price covers a usable GPU (whole instance or GPU + host): only these enter picks and comparisons",
-    "currency": "currency the source prints the price in (USD, CNY, ...)",
-    "amount_per_hour": "the price per hour as printed, in its own currency",
-    "fx_units_per_usd": "exchange rate used: units of the currency per USD",
-    "fx_rate_date": "date of the exchange rate used",
-    "fx_source_id": "source of the exchange rate in `sources`",
-    "sample_size": "marketplace listings a median or minimum was taken over, where the source prints it",
-    "billing": "billing granularity where published (per-second, per-minute, ...)",
-    "min_commitment": "minimum commitment where published",
-    "snapshot_kind": "what the snapshot is: provider_page, provider_api, catalogue_copy, price_tracker or article",
-    "observed_date_known": "false when the source is undated and observed_on is the day it was read",
-    "market": "who can buy at this price: global (anyone) or cn-mainland (mainland-China accounts, CNY); picks are per market",
-    "observed_no_later_than": "for an undated copy, the latest day its list can date from (evidence in the sidecar); "
-    "staleness counts from it",
-    "scope": "full (the provider's whole list) or partial (only the GPUs, regions or tiers in scope_*)",
-    "scope_gpus": "GPUs (variant or provider name) a partial snapshot covers; NULL = all",
-    "scope_regions": "regions a partial snapshot covers; NULL = all it lists",
-    "scope_tiers": "tiers a partial snapshot covers; NULL = all it lists",
-    "scope_gpu_counts": "GPUs per instance a partial snapshot covers (a tracker of 1-GPU offers); NULL = all",
-    "stale": "observed more than price_max_age_days ago: shown, never used for picks, ranks or estimates",
-    "pick": "which price: on-demand, spot, reserved, marketplace minimum or marketplace median",
-    "term": "reserved only: the commitment term",
-    "candidates": "eligible offers the pick was chosen from",
-    "left_out": "offers of this GPU and pick left out (stale, GPU-only, provider 'from' prices, thin medians)",
-    "why": "why this offer is the price used, and what was left out",
-    "previous_offering": "the offering's name in the older snapshot (differs for a rename)",
-    "previous_gpu_name": "the provider's GPU name in the older snapshot",
-    "previous_sample_size": "listings behind the older marketplace statistic",
-    "current_sample_size": "listings behind the newer marketplace statistic",
-    "reason": "why an offer is not compared, or what a rename was",
-    # identity
-    "gpu_id": "GPU variant key: vendor-model-form factor-memory",
-    "name": "display name",
-    "vendor": "nvidia, amd or intel",
-    "family": "chip family shared by variants (h100, a100, ...)",
-    "architecture": "GPU architecture (Hopper, Ampere, CDNA 3, ...)",
-    "form_factor": "sxm, pcie, nvl, oam or socket (an APU in a CPU socket)",
-    "segment": "datacenter, workstation or consumer",
-    "release_year": "year of launch",
-    "memory_gb": "memory per GPU, GB (10^9 bytes)",
-    "memory_type": "HBM3, GDDR6, ...",
-    "memory_bandwidth_gbs": "peak memory bandwidth, GB/s",
-    "fp32_tflops": "dense FP32 vector (CUDA core) rate, TFLOPS",
-    "tf32_tflops": "dense TF32 tensor rate, TFLOPS",
-    "bf16_tflops": "dense BF16 tensor rate with FP32 accumulate, TFLOPS",
-    "fp16_tflops": "dense FP16 tensor rate with FP32 accumulate, TFLOPS",
-    "fp8_tflops": "dense FP8 tensor rate, TFLOPS",
-    "fp4_tflops": "dense FP4 tensor rate, TFLOPS",
-    "int8_tops": "dense INT8 tensor rate, TOPS (operations, not FLOPs)",
-    "fp64_tflops": "dense FP64 vector rate, TFLOPS",
-    "tdp_w": "the GPU's board power (TDP / TBP), W; a module's power (CPU + GPU + memory) is never put here",
-    "interconnect_gbs": "GPU-to-GPU link bandwidth per GPU (NVLink, NVLink bridge, Infinity Fabric), GB/s; NULL = no figure in the sources (PCIe only, or not published)",
-    "launch_price_usd": "launch price (MSRP) in USD where one was published",
-    "gpus_per_product": "GPUs (dies seen by software) in one sold product",
-    "has_tensor_cores": "has tensor (matrix) cores",
-    "has_derived_dense": "some canonical figure was derived as sparse / 2",
-    "source_id": "id of the source (a document or snapshot) in `sources`",
-    # claims
-    "claim_id": "unique id: kind, file and line of the figure",
-    "metric": "compute, memory_bandwidth, tdp, memory_size, ...",
-    "precision": "number format (fp32, bf16, fp8, int8, ...); for training scenarios the weight format",
-    "unit_kind": "tensor or vector rate",
-    "accumulate": "accumulator precision of a BF16/FP16 tensor figure",
-    "sparsity": "dense or sparse (2:4) as printed; unstated for most articles",
-    "value": "the figure as printed, per GPU",
-    "value_text": "text value (memory type, architecture)",
-    "unit": "unit of the value",
-    "source_kind": "vendor_document, vendor_reprint, curated_dataset, reseller, blog_or_wiki, article (best first)",
-    "is_canonical": "this figure is the one `gpus` uses",
-    "canonical": "the canonical value (or text) it is compared with",
-    "canonical_value": "the canonical numeric value it is compared with",
-    "agrees_with_canonical": "within 2.5% of the canonical value",
-    "classification": "agrees, sparse figure, other rate, another precision, another variant, no datasheet figure, documents disagree, unexplained",
-    "explanation": "why the figure differs, in words",
-    "row_label": "the GPU as the article names it",
-    "quote": "the cell exactly as printed",
-    "source_file": "file under sources/",
-    "source_row": "line in that file",
-    # sources
-    "kind": "source kind",
-    "title": "title of the document",
-    "publisher": "who published it",
-    "url": "where it was read",
-    "accessed_on": "date the figures were read",
-    "published_on": "the source's own date, if it prints one",
-    "licence": "terms the figures are used under",
-    "terms_url": "the source's terms of use (or licence) as read",
-    "terms_read_on": "the day a copy of those terms was read (NULL: no copy could be read)",
-    "terms_automated_collection": "whether the terms let a program collect the source: allowed, forbidden, not-stated",
-    "terms_republication": "whether the terms let an index republish its figures: allowed, forbidden, not-stated",
-    "terms_summary": "the clause that decides both, in a sentence",
-    "snapshot_id": "snapshot file the record belongs to",
-    "file": "snapshot file path",
-    "checksum": "sha256 of the snapshot file",
-    "rows": "rows in the snapshot file",
-    # models by component
-    "published_params_b": "total parameters the model card publishes, billions",
-    "published_active_params_b": "active parameters the model card publishes (MoE), billions",
-    "params_deviation": "computed ÷ published total − 1",
-    "active_params_deviation": "computed ÷ published active − 1 (MoE)",
-    "params_source_id": "id of the document (model card, paper) the published count comes from",
-    "params_note": "why the computed count differs from the published one by more than 0.5%, where it does",
-    "embedding_params_b": "input embedding table, billions",
-    "head_params_b": "output head (0 when tied to the embeddings), billions",
-    "attention_params_b": "attention projections with their biases and norms, billions",
-    "mlp_params_b": "dense MLPs, shared experts and MoE routers, billions",
-    "expert_params_b": "routed experts, billions",
-    "norm_params_b": "layer norms, billions",
-    "linear_params_b": "weight matrices a quantised checkpoint stores at low bits (attention, MLP, experts), billions",
-    "value_down_params_b": "value and down projections (GGUF Q4_K_M keeps part of them in Q6_K), billions",
-    "routed_value_down_params_b": "down projections of the routed experts, billions",
-    "other_params_b": "norms, biases and routers (kept at 16 bits), billions",
-    "params_per_expert_layer_b": "one routed expert of one layer, billions",
-    "moe_intermediate_size": "intermediate size of one expert (MoE)",
-    "tied_embeddings": "the output head shares the embedding matrix",
-    "q_lora_rank": "MLA query latent size",
-    "qk_nope_head_dim": "MLA query/key size without RoPE",
-    "v_head_dim": "MLA value head size",
-    "shared_experts": "experts every token uses (MoE)",
-    "first_dense_layers": "leading layers with a dense MLP (MoE)",
-    "moe_layers": "layers with routed experts",
-    "mlp_kind": "gated (SwiGLU/GeGLU: three matrices) or plain (GeLU: two)",
-    "qkv_bias": "query, key and value projections carry biases",
-    "linear_bias": "every linear layer carries a bias",
-    "norm_kind": "rmsnorm or layernorm",
-    "norms_per_layer": "norm layers per transformer layer",
-    # weight formats
-    "format": "checkpoint weight format (bf16, fp8, int8, int4 = AWQ/GPTQ g128, nvfp4, mxfp4, q8_0, q4_0, q4_k_m, nf4)",
-    "format_label": "the format as users name it",
-    "label": "the format as users name it",
-    "linear_bits": "bits per weight of the linear layers",
-    "value_down_extra_bits": "bits added on the value and down projections",
-    "embedding_bits": "bits per weight of the embedding table",
-    "head_bits": "bits per weight of the output head",
-    "other_bits": "bits per weight of norms, biases and routers",
-    "native_compute": "precision the format computes in where the GPU has the units",
-    "used_for": "serving (formats the serving engines load), llama.cpp (GGUF) or training",
-    "linear_gb": "linear layers, GB",
-    "embedding_gb": "embedding table, GB",
-    "head_gb": "output head, GB",
-    "other_gb": "norms, biases and routers, GB",
-    "bits_per_weight": "average bits per parameter of the whole checkpoint",
-    "dense_read_gb": "bytes a decode step reads besides routed experts and the KV cache (no input embedding), GB",
-    "expert_gb": "one routed expert of one layer, GB",
-    # measurements
-    "measurement_id": "source and line of the measured figure",
-    "model_as_printed": "the model as the publication names it",
-    "gpu_as_printed": "the GPU as the publication names it",
-    "engine": "inference engine that produced the figure",
-    "engine_build": "engine version or build",
-    "split_mode": "how several GPUs share the model: none, layer (take turns), row or tensor (read in parallel), pipeline",
-    "prompt_tokens": "prompt tokens processed before generation",
-    "generated_tokens": "tokens generated",
-    "flash_attention": "FlashAttention on",
-    "gpu_name": "GPU display name",
-    "measured_tokens_per_s": "the published figure, tokens/s",
-    "bound_tokens_per_s": "GPU Atlas's bound for the same model, format, GPU and deployment (100% of peak bandwidth)",
-    "measured_share_of_bound": "measured ÷ bound",
-    "within_bound": "measured ≤ bound × (1 + bound_tolerance)",
-    "calibrated_efficiency": "1 ÷ slope of the line fitted on the other GPUs of the architecture (or all others) with this engine",
-    "calibration_scope": "where the efficiency comes from: architecture, engine or all measurements; for training utilisation: gpu (its own published runs), line (fitted on the measured GPUs), median or assumed",
-    "calibration_basis": "the training utilisation's basis in words: how many published runs, or the line and the GPUs it was fitted on",
-    "flops_per_byte": "dense 16-bit TFLOPS per GB/s of memory bandwidth (thousand FLOPs per byte): the training calibration line's variable",
-    "runs": "published training runs of this GPU in the calibration",
-    "publications": "sources (snapshots) the GPU's calibration runs come from",
-    "measured_utilisation": "achieved model FLOPs (tokens/s per GPU x FLOPs per token, attention not counted) ÷ dense 16-bit peak, from published runs (the GPU's median in training_calibration)",
-    "held_out_utilisation": "the utilisation the calibration line gives this GPU when fitted without its own runs",
-    "held_out_error": "held_out_utilisation ÷ measured_utilisation - 1: the error an unmeasured GPU's training estimate carries",
-    "framework": "training framework or benchmark as the source names it",
-    "seq_len": "training sequence length (tokens per sample, packed or maximum) as printed",
-    "activation_checkpointing": "recomputation in the published run: none, selective, full or not stated",
-    "printed_mfu": "model FLOPs utilisation as the source prints it (its own FLOPs count, attention included), fraction",
-    "dense_16bit_tflops": "the GPU's dense 16-bit tensor peak the utilisation divides by, TFLOPS",
-    "measured_tokens_per_s_per_gpu": "published training tokens per second per GPU",
-    "held_out_tokens_per_s_per_gpu": "the training estimate for this run with its GPU held out of the calibration",
-    "in_calibration": "whether the run is one the calibration is fitted on (BF16 full update of a dense model, sequence within the calibration range)",
-    "expected_tokens_per_s": "expected speed from the line fitted on the other GPUs: time = slope × the bound's time + overhead per layer × layers (leave-one-GPU-out)",
-    "expected_error": "expected ÷ measured − 1",
-    "step_read_gb": "bytes one decode step reads, GB",
-    "measured_s_per_layer": "measured seconds per token and layer",
-    "bound_s_per_layer": "seconds per token and layer at the bound",
-    "decode_efficiency": "the share of peak bandwidth a decode step streams at (decode_calibration: 1 ÷ the slope of the "
-    "llama.cpp line; serving_calibration and serving_vs_estimate: fitted on serving measurements)",
-    "slope": "measured time per token and layer ÷ the bound's, least-squares slope over single-GPU llama.cpp measurements",
-    "overhead_us_per_layer": "fixed time per token and layer beyond streaming the bytes (kernel launches, synchronisation), µs",
-    "calibrated_overhead_us_per_layer": "the overhead per layer fitted on the other GPUs, µs",
-    "median_measured_share_of_bound": "median measured ÷ bound over the architecture's single-GPU measurements",
-    "measurements": "measured figures behind the efficiency",
-    "gpus_measured": "GPUs of the architecture with measurements",
-    # prices
-    "provider": "cloud provider",
-    "offering": "the provider's instance or plan name",
-    "provider_gpu_name": "the GPU as the provider names it",
-    "gpu_memory_gb": "memory per GPU as the provider lists it, GB",
-    "gpu_count": "GPUs in the offering (or, in vram_fit, the GPU count of the scenario)",
-    "usd_per_hour": "price of the whole offering per hour, USD",
-    "usd_per_gpu_hour": "price per GPU-hour, USD (instance price ÷ GPU count)",
-    "pricing_tier": "on-demand, spot, reserved or promotional",
-    "statistic": "list price, or marketplace minimum / median",
-    "region": "provider region, or all",
-    "observed_on": "snapshot date of the price",
-    "note": "provider detail (vCPUs, commitment, billing)",
-    "mapped": "the provider's GPU name maps to a variant",
-    "age_days": "days since the price was observed (an undated copy with observed_no_later_than: at least this many)",
-    "offers": "number of offers",
-    "first_seen": "first snapshot date",
-    "last_seen": "latest snapshot date",
-    "example_file": "a snapshot file with this name",
-    "previous_usd_per_gpu_hour": "price per GPU-hour in the previous snapshot (with its host where the GPU is billed apart and the host price is published)",
-    "current_usd_per_gpu_hour": "price per GPU-hour in the latest snapshot (with its host where the GPU is billed apart and the host price is published)",
-    "previous_observed_on": "date of the previous snapshot",
-    "current_observed_on": "date of the latest snapshot",
-    "change": "added, removed, replaced (the name is gone, other offers remain at its identity), renamed, repriced or "
-    "unchanged; 'not compared' when the offer's tier, statistic and region "
-    "appear together in only one of the two snapshots (the sources cover different tiers or regions)",
-    "change_pct": "price change in percent",
-    # models
-    "model_id": "model key",
-    "developer": "who released the model",
-    "params_b": "total parameters, billions",
-    "active_params_b": "parameters active per token, billions (MoE)",
-    "layers": "transformer layers",
-    "hidden_size": "hidden size",
-    "intermediate_size": "MLP intermediate size",
-    "attention_heads": "attention (query) heads",
-    "kv_heads": "key/value heads",
-    "head_dim": "dimension per head",
-    "vocab_size": "vocabulary size",
-    "max_context": "maximum context in tokens (max_position_embeddings)",
-    "attention_kind": "mha, gqa, mqa or mla",
-    "sliding_window": "sliding-window size in tokens",
-    "full_attention_layers": "layers with full attention when others use a window",
-    "kv_lora_rank": "MLA latent KV size",
-    "qk_rope_head_dim": "MLA decoupled RoPE key size",
-    "num_experts": "routed experts (MoE)",
-    "experts_per_token": "experts active per token (MoE)",
-    "is_moe": "mixture-of-experts model",
-    "params_b_claimed": "parameters as the article states them, billions",
-    "vram_gb_claimed": "memory the article says the model needs, GB",
-    "recommended_gpu": "the GPU the article recommends",
-    "bf16_required_gb": "our inference requirement with BF16 weights, 4k context, batch 1",
-    "matched_precision": "the weight format whose memory the claim matches (within 10%)",
-    "matched_gb": "the memory it matches, GB",
-    # rankings
-    "workload": "training or inference",
-    "score": "weighted score, 0-100",
-    "rank": "rank by score within the workload",
-    "all_components_known": "no component was missing (missing counts as 0)",
-    "training_throughput_component": "full fine-tune tokens/s per GPU on the reference training model ÷ best GPU's",
-    "training_fit_component": "share of models whose full fine-tune fits on 8 GPUs ÷ best GPU's",
-    "bandwidth_component": "memory bandwidth ÷ best GPU's",
-    "interconnect_component": "GPU-to-GPU bandwidth ÷ best GPU's",
-    "decode_component": "decode tokens/s on the reference model ÷ best GPU's",
-    "fit_component": "share of models fitting on one GPU (INT4) ÷ best GPU's",
-    "low_precision_compute_component": "dense FP8 TFLOPS (else INT8 TOPS, else 16-bit) ÷ best GPU's",
-    "cheapest_usd_per_gpu_hour": "cheapest current on-demand $ per GPU-hour",
-    "score_per_usd": "score ÷ cheapest on-demand $ per GPU-hour",
-    "value_rank": "rank by score per $",
-    # cost per tflop
-    "dense_tflops": "dense TFLOPS at the precision",
-    "usd_per_tflop_hour": "$ per dense TFLOP-hour",
-    # vram fit
-    "method": "serve, full, lora or qlora",
-    "kv_precision": "KV-cache number format",
-    "recompute": "activation recomputation: none, selective or full",
-    "context_tokens": "context (sequence) length in tokens",
-    "batch_size": "sequences per batch",
-    "weights_gb": "weights, GB",
-    "kv_cache_gb": "KV cache, GB",
-    "gradients_gb": "gradients, GB",
-    "optimizer_gb": "optimizer states not counted as weights or gradients, GB",
-    "activations_gb": "activations, GB",
-    "overhead_gb": "runtime overhead, GB",
-    "required_gb": "total memory required, GB (sum of the parts)",
-    "usable_gb_per_gpu": "memory a GPU offers to the model, GB",
-    "gpus_needed": "GPUs of the smallest valid deployment that fits: a tensor-parallel degree of 1, 2, 4 or 8 dividing the heads (serving) or an FSDP group (training); beyond 8, whole 8-GPU nodes",
-    "per_gpu_required_gb": "memory each GPU needs at gpu_count: weights (and states) sharded, KV cache with its replication, activations per GPU in training",
-    "kv_replication": "copies of the KV cache across tensor-parallel ranks (KV heads fewer than GPUs, or MLA's latent on every rank)",
-    "valid_degree": "gpu_count is a valid tensor-parallel degree for the model (divides the attention heads)",
-    "nodes_needed": "8-GPU nodes of the deployment",
-    "fits": "fits on gpu_count GPUs",
-    "scenario_id": "id of the model scenario (a row of the memory requirements)",
-    "fits_one_gpu": "fits on one GPU",
-    "multi_gpu_has_link": "for more than one GPU: whether the GPU has a GPU-to-GPU link figure (NVLink, NVLink bridge, Infinity Fabric)",
-    # inference
-    "gpus_used": "GPUs the deployment needs at the serving batch",
-    "batch1_gpus": "GPUs of the smallest valid deployment that serves one sequence",
-    "nodes": "8-GPU nodes of the serving deployment",
-    "single_node": "the deployment fits in one 8-GPU server (the bounds ignore inter-node networking)",
-    "has_gpu_link": "the GPU has an NVLink / Infinity Fabric figure (otherwise all-reduces go over PCIe)",
-    "engine_formats": "the weight formats a serving engine runs on this GPU's architecture (the engine_formats view)",
-    "no_bf16_units": "the GPU has no BF16 units (Volta, Turing): 16-bit checkpoints compute as FP16",
-    "model_name": "the model's display name",
-    "expected_tokens_per_s_per_gpu": "expected tokens/s per GPU: decode tokens divided by the GPUs the deployment uses (serving views); training tokens (training_vs_estimate)",
-    "bound_tokens_per_s_per_gpu": "the bound divided by the GPUs the deployment uses",
-    "compute_mode": "fp8 (W8A8) where the GPU has FP8 units; weight-only formats compute in 16-bit",
-    "decode_tokens_per_s": "bound: decode tokens/s for one sequence at 100% of peak bandwidth on the batch-1 deployment",
-    "decode_expected_tokens_per_s": "expected decode tokens/s for one sequence: the bound's memory time × the calibrated slope + overhead per layer, plus all-reduces",
-    "batch_decode_tokens_per_s": "bound: aggregate decode tokens/s at the serving batch (bandwidth and 100% dense compute)",
-    "batch_decode_expected_tokens_per_s": "expected aggregate decode tokens/s at the serving batch",
-    "experts_touched_per_layer": "distinct routed experts the serving batch reads per layer, E·(1 − (1 − k/E)^B) (MoE)",
-    "prefill_tokens_per_s": "bound: prefill tokens/s at 100% of dense peak",
-    "prefill_expected_tokens_per_s": "expected prefill tokens/s at prefill_utilisation",
-    "bytes_read_per_token_gb": "bytes one decode step of one sequence reads, GB",
-    "allreduce_us_per_token": "all-reduce time per token across tensor-parallel GPUs (expectation only), µs",
-    "usd_per_million_tokens": "$ per million output tokens at the expected speed",
-    "usd_per_million_tokens_at_bound": "$ per million output tokens at the bound (the floor)",
-    "flops_per_param_token": "training FLOPs per parameter and token (6 full fine-tune; 4 LoRA/QLoRA; +2 with full recomputation)",
-    "prefill_utilisation": "share of dense peak assumed for prefill",
-    # training
-    "utilisation": "training model FLOPs utilisation (achieved ÷ dense 16-bit peak): the GPU's published runs or the calibration line (training_calibration)",
-    "tokens_per_s_per_gpu": "training tokens/s per GPU",
-    "finetune_tokens": "token budget of the fine-tune estimate",
-    "finetune_hours": "wall-clock hours to fine-tune on the budget with gpus_needed GPUs",
-    "finetune_usd": "cost of the fine-tune at the cheapest on-demand price",
-    "pretrain_gpu_hours": "GPU-hours to pretrain on tokens_per_param × N tokens",
-    "pretrain_usd": "cost of pretraining at the cheapest on-demand price",
-    # ownership
-    "ownership_scope": "server (seed 003's 8 x H100 server) or gpu (one card with its share of a host)",
-    "item": "what is owned",
-    "hosting": "home (a card in a PC: no rack rent, no PUE) or colocation (a rack share and the PUE)",
-    "purchase_usd": "purchase price, USD (a GPU: its launch price plus gpu_host_share for host, chassis and network)",
-    "busy_kw": "power drawn while busy, kW (TDP × PUE; idle draw left out)",
-    "amortisation_usd_per_hour": "purchase ÷ (years × 8760), paid every hour",
-    "power_usd_per_hour": "busy kW × $/kWh, paid only while busy",
-    "hosting_usd_per_hour": "rack rent share per hour (0 at home), paid every hour",
-    "gpus": "GPUs in the item",
-    "total_usd_per_hour": "amortisation + power + hosting: the cost per hour busy every hour",
-    "rental_usd_per_gpu_hour": "renting the same: the cheapest on-demand machine with as many GPUs (server) or the "
-    "on-demand price pick (GPU)",
-    "breakeven_utilisation": "share of hours busy above which owning costs less than renting: (amortisation + hosting) "
-    "÷ (rental − power)",
-    "payback_months_full_use": "months until the purchase is earned back, busy every hour",
-    # coverage
-    "missing_count": "canonical figures missing",
-    "missing_figures": "which ones",
-    "current_offers": "current price offers for the GPU",
-    # parameters
-    "description": "what the parameter means",
-    "citation": "where the value comes from",
-    # serving model, rentable machines, serving measurements and calibration
-    "mla": "the model caches one latent per token (Multi-head Latent Attention), replicated on every tensor-parallel GPU",
-    "state_values_per_sequence": "values a linear-attention model keeps per sequence whatever its length (Gated DeltaNet "
-    "recurrent state and convolution inputs), stored at 16 bits; 0 without such layers",
-    "window_layers": "layers whose cache holds at most sliding_window tokens (sliding or chunked attention)",
-    "window_kind": "how the windowed layers attend: sliding (the last sliding_window tokens) or chunked (within "
-    "chunks of sliding_window tokens, Llama 4); NULL without a window",
-    "attention_sinks": "learned attention-sink logits per head (gpt-oss): parameters only, no cache",
-    "linear_attention_layers": "linear-attention layers (Qwen3-Next's Gated DeltaNet): a fixed state per sequence",
-    "linear_key_heads": "key heads of a linear-attention layer",
-    "linear_value_heads": "value heads of a linear-attention layer",
-    "linear_key_head_dim": "key dimension per linear-attention head",
-    "linear_value_head_dim": "value dimension per linear-attention head",
-    "linear_conv_kernel": "width of the short convolution before a linear-attention layer",
-    "index_n_heads": "sparse-attention indexer query heads (DeepSeek V3.2)",
-    "index_head_dim": "sparse-attention indexer head size: one indexer key of this size is cached per token and layer",
-    "index_topk": "tokens each query attends to under sparse attention",
-    "mtp_layers": "multi-token-prediction layers the checkpoint ships beside the model (not in the published count)",
-    "mtp_params_b": "parameters of the multi-token-prediction layers, billions (in the checkpoint, not in params_b)",
-    "checkpoint_params_b": "parameters the checkpoint's files hold, billions: params_b plus the MTP layers with the copy "
-    "of the embedding table and output head each MTP module stores",
-    "native_format": "the weight format the official checkpoint ships in (a weight_formats row)",
-    "status": "`current` (what teams deploy today; the site's defaults), `superseded` (its developer's newer model in "
-    "the catalogue takes its place) or `legacy` (no longer chosen for new work)",
-    "is_current": "status = 'current'",
-    "superseded_by": "the model_id of the catalogue model that supersedes this one (status `superseded`)",
-    "resolved_format": "the weight format a row stands for: the format itself, or for `native` the model's native_format",
-    "expert_bits": "bits per weight of the routed experts (the linear layers' unless the format stores experts apart)",
-    "kv_values_per_token_full": "values cached per token summed over the layers that keep every token (K and V, or MLA's "
-    "latent); × the KV format's bytes = bytes per token",
-    "kv_values_per_token_window": "values cached per token summed over the sliding-window layers, which keep at most "
-    "sliding_window tokens",
-    "bf16_compute_tflops": "dense 16-bit tensor TFLOPS the serving model computes with (BF16, else FP16)",
-    "fp8_compute_tflops": "dense FP8 tensor TFLOPS; NULL without FP8 units (FP8 weights then compute in 16 bits)",
-    "fp4_compute_tflops": "dense FP4 tensor TFLOPS; NULL without FP4 units (NVFP4/MXFP4 weights then compute in 16 bits)",
-    "allreduce_us": "time of one small all-reduce between the GPUs (NVLink/Infinity Fabric or PCIe), for the expectation",
-    "machine_id": "provider | offering | tier | statistic: one machine one can rent",
-    "instance_gpus": "GPUs in the machine rented (a deployment uses a whole machine as its provider lists it)",
-    "price_kind": "list price, or marketplace median over n listings",
-    "regions": "every region where the offer has a current price (the cheapest is `region`)",
-    "engine_family": "vllm-sglang (vLLM and SGLang) or tensorrt-llm: the calibration a figure or an option uses",
-    "sequence_overhead_us": "time each sequence adds to a decode step (scheduling, sampling, attention kernels), "
-    "microseconds; fitted with the efficiencies",
-    "model_kind": "dense or moe (mixture of experts): serving efficiencies are calibrated for each",
-    "compute_efficiency": "the share of dense peak compute a decode step held by compute reaches (prefill runs at "
-    "prefill_mfu); "
-    "fitted on serving measurements",
-    "calibrated": "true when published measurements calibrate the family (else the defaults in parameters)",
-    "held_out_median_abs_error": "median |expected ÷ measured − 1| of the family's throughput figures, each expected "
-    "from efficiencies fitted without its GPU",
-    "held_out_figures": "throughput figures behind held_out_median_abs_error",
-    "tensor_parallel": "GPUs one replica's weights are split over (tensor parallelism)",
-    "pipeline_parallel": "pipeline stages of one replica",
-    "engine_version": "serving engine release as published",
-    "kv_format": "KV cache format as published (bf16, fp8); NULL when not stated",
-    "speculative_decoding": "the run used speculative decoding (MTP, EAGLE, a draft model): shown, never checked or "
-    "calibrated on",
-    "scenario": "max_throughput (requests at an unlimited rate), concurrency (a fixed number of concurrent requests) "
-    "or server (MLPerf's latency-bounded scenario)",
-    "concurrency": "concurrent requests of the run, as published",
-    "input_tokens": "prompt tokens per request",
-    "output_tokens": "answer tokens per request",
-    "lengths": "fixed (every request) or mean (a dataset's average lengths)",
-    "gpus_per_replica": "tensor_parallel × pipeline_parallel",
-    "replicas": "copies of the model serving in parallel (data parallelism)",
-    "concurrency_per_replica": "the stated concurrency shared evenly by the replicas",
-    "concurrency_per_replica_bound": "sequences per replica the bound assumes: as stated, or as many as memory holds",
-    "concurrency_per_replica_expected": "sequences per replica the expectation assumes: as stated, or what memory holds "
-    "(at most serving_max_batch)",
-    "quantity": "throughput (output tokens/s per GPU), per_user (output tokens/s per user) or ttft (seconds)",
-    "measured": "the figure restated as its quantity: output tokens/s per GPU, tokens/s per user, or seconds",
-    "bound": "the serving model at 100% of peak: an upper bound on throughput and per-user speed, a lower bound on "
-    "time to first token",
-    "expected_capped": "throughput or per-user speed expected (never above the bound)",
-    "expected_ttft": "time to first token expected (never below the bound)",
-    "calibrated_without_this_gpu": "the expectation's efficiencies were fitted on other GPUs' figures (leave one GPU out)",
-}
+
+def column_doc(view: str, column: str) -> str | None:
+    """What a view's column means: the view's own meaning, or the shared one."""
+    return VIEW_COLUMN_DOCS.get(view, {}).get(column, COLUMN_DOCS.get(column))
+
+
+# downloads: every view as Parquet, and as CSV unless it is too large to open as a spreadsheet; the database itself
+PARQUET_ONLY = {"vram_fit"}
+DATABASE_FILE = "gpu_atlas.duckdb"
+
+
+def view_files(view: str) -> list[str]:
+    """The download files of one view, Parquet first."""
+    return [f"{view}.parquet"] + ([] if view in PARQUET_ONLY else [f"{view}.csv"])
+
+
+def downloads() -> list[str]:
+    """Every file of the downloads folder, sorted by name."""
+    return sorted([DATABASE_FILE, *(f for view in VIEWS for f in view_files(view))])

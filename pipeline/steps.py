@@ -212,6 +212,11 @@ def load_parameters(
     return len(rows)
 
 
+def asset_of(table: str) -> str:
+    """The asset that writes a table: the parameters step writes core_ranking_weights beside core_parameters."""
+    return "core_parameters" if table == "core_ranking_weights" else table
+
+
 MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"))
 
 

@@ -12,12 +12,11 @@ import vl_convert
 from dagster_duckdb import DuckDBResource
 
 from pipeline.config import paths
-from pipeline.contract import VIEWS
+from pipeline.contract import DATABASE_FILE, VIEWS, view_files
 from pipeline.db import path_literal
-from pipeline.render import own_or_rent, pages
 from pipeline.render.family import RENDER_DIR, Family
 from pipeline.render.site import build_site
-from pipeline.steps import define_macros, ensure_views, view_reads
+from pipeline.steps import asset_of, ensure_views, view_reads
 
 from .resources import AtlasPaths
 
@@ -68,24 +67,6 @@ def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     )
 
 
-def page_asset(name: str, deps: list[str], fn, description: str) -> dg.AssetsDefinition:
-    @dg.asset(
-        name=name,
-        group_name="render",
-        kinds={"markdown", "altair"},
-        deps=[*deps, "site_docs_base"],
-        description=description,
-    )
-    def _asset(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-        with database.get_connection() as con:
-            define_macros(con)
-            generated = fn(con)
-        n = write_pages(atlas_paths.docs, generated)
-        return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": n})
-
-    return _asset
-
-
 def family_modules() -> list:
     """Every page family: a folder under pipeline/render/ whose module defines FAMILY (see render/family.py)."""
     found = []
@@ -101,7 +82,7 @@ def family_asset(module) -> dg.AssetsDefinition:
     the families that show prices."""
     family: Family = module.FAMILY
     reads = view_reads()
-    tables = sorted(set().union(*(reads[v] for v in family.views)))
+    tables = sorted({asset_of(t) for v in family.views for t in reads[v]})
     description = (module.__doc__ or family.name).strip().split("\n\n")[0].replace("\n", " ")
 
     @dg.asset(
@@ -124,79 +105,6 @@ def family_asset(module) -> dg.AssetsDefinition:
 
 family_assets = [family_asset(m) for m in family_modules()]
 
-pages_specs = page_asset(
-    "pages_specs",
-    ["core_gpus", "core_spec_claims", "core_sources", "core_models", "out_model_claims"],
-    pages.spec_pages,
-    "GPU spec table and charts, sources, conflicts and model pages.",
-)
-pages_estimates = page_asset(
-    "pages_estimates",
-    [
-        "out_vram_fit_detail",
-        "out_memory_requirements",
-        "core_parameters",
-        "out_measurement_bounds",
-        "out_decode_calibration",
-        "core_sources",
-        "out_serving_estimates",
-        "out_serving_calibration",
-    ],
-    pages.estimate_pages,
-    "VRAM-fit heatmaps and explorer, methodology with every parameter, measured against estimated speeds.",
-)
-pages_own_or_rent = page_asset(
-    "pages_own_or_rent",
-    ["public_views"],
-    lambda con: own_or_rent.render(con),
-    "Own or rent: owned cost per busy hour against renting the same, break-even utilisation, a calculator, and what "
-    "owned GPUs run (pipeline/render/own_or_rent/: queries over the public views, context, template).",
-)
-pages_prices = page_asset(
-    "pages_prices",
-    [
-        "out_rankings",
-        "out_cost_per_tflop",
-        "core_price_offers",
-        "core_price_history",
-        "out_price_changes",
-        "out_coverage",
-        "out_inference_estimates",
-        "out_training_estimates",
-        "core_spec_claims",
-        "core_gpus",
-        "out_vram_fit_detail",
-        "out_reference_serving",
-        "public_views",
-    ],
-    pages.price_pages,
-    "Home, rankings, cost per TFLOP, prices, what changed, coverage and one page per GPU.",
-)
-
-
-@dg.asset(
-    group_name="render",
-    kinds={"markdown", "json"},
-    deps=["public_views", "site_docs_base"],
-    description="The Planner (its ranked options per scenario as JSON, pipeline/sql/plan/plan_options.sql), "
-    "Compare, the versioned JSON files under api/v1/ and the Atom feed of price changes; "
-    "all read from the public views.",
-)
-def pages_plan(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    from pipeline.render.planner import site_files
-
-    with database.get_connection() as con:
-        define_macros(con)
-        generated = site_files(con)
-    n = write_pages(atlas_paths.docs, generated)
-    return dg.MaterializeResult(
-        metadata={
-            "files": len(generated),
-            "files_changed": n,
-            "bytes": sum(len(t.encode("utf-8")) for t in generated.values()),
-        }
-    )
-
 
 @dg.asset(
     group_name="render",
@@ -214,7 +122,7 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
     written = []
     with database.get_connection() as con:
         for view in VIEWS:
-            files = [out / f"{view}.parquet"] + ([] if view == "vram_fit" else [out / f"{view}.csv"])
+            files = [out / name for name in view_files(view)]
             unchanged = rerun is not None and not (reads.get(view, set()) & rerun)
             if unchanged and all(f.is_file() for f in files):
                 continue
@@ -222,12 +130,12 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
             # the same bytes
             ordered = f"select * from {view} order by all"
             con.execute(f"copy ({ordered}) to {path_literal(files[0])} (format parquet)")
-            if len(files) > 1:  # vram_fit has hundreds of thousands of rows: Parquet only
+            if len(files) > 1:  # CSV too, unless the view is too large for a spreadsheet (contract.PARQUET_ONLY)
                 con.execute(f"copy ({ordered}) to {path_literal(files[1])} (header)")
             written.append(view)
         # the database itself: checkpointed, so the file holds everything, then copied as a file
         con.execute("checkpoint")
-        shutil.copyfile(database.database, out / "gpu_atlas.duckdb")
+        shutil.copyfile(database.database, out / DATABASE_FILE)
     files = sorted(p for p in out.iterdir() if p.is_file())
     return dg.MaterializeResult(
         metadata={"files": len(files), "views_written": len(written), "bytes": sum(p.stat().st_size for p in files)}
@@ -236,31 +144,8 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
 
 @dg.asset(
     group_name="render",
-    kinds={"markdown"},
-    deps=["exports", "public_views"],
-    description="The Data page: downloads, example SQL and the view reference generated from the contract.",
-)
-def pages_data(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    downloads = sorted(p.name for p in atlas_paths.exports.iterdir())
-    with database.get_connection() as con:
-        text = pages.data_page(con, downloads)
-    write_pages(atlas_paths.docs, {"data.md": text})
-    return dg.MaterializeResult(metadata={"downloads": len(downloads)})
-
-
-@dg.asset(
-    group_name="render",
     kinds={"mkdocs"},
-    deps=[
-        "pages_specs",
-        "pages_estimates",
-        "pages_prices",
-        "pages_data",
-        "pages_plan",
-        "pages_own_or_rent",
-        *(a.key for a in family_assets),
-        "site_docs_base",
-    ],
+    deps=[*(a.key for a in family_assets), "exports", "site_docs_base"],
     description="mkdocs build --strict of the assembled pages into the static site; in a price refresh, "
     "only the pages whose Markdown changed are re-rendered and the search index is merged.",
 )
@@ -289,14 +174,8 @@ def defs() -> dg.Definitions:
     return dg.Definitions(
         assets=[
             site_docs_base,
-            pages_specs,
             *family_assets,
-            pages_estimates,
-            pages_prices,
-            pages_plan,
-            pages_own_or_rent,
             exports,
-            pages_data,
             site,
         ]
     )

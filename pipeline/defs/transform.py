@@ -13,11 +13,9 @@ from pipeline.plausibility import implausible_prices
 
 from .resources import AtlasPaths
 
-PARAMETER_TABLES = {"core_parameters", "core_ranking_weights"}
-
 
 def sql_asset(table: str, reads: set[str]) -> dg.AssetsDefinition:
-    deps = sorted({"core_parameters" if t in PARAMETER_TABLES else t for t in reads})
+    deps = sorted({steps.asset_of(t) for t in reads})
     # every table using param(...) depends on the parameters
     if "param(" in steps.sql_text(table) and "core_parameters" not in deps:
         deps.append("core_parameters")

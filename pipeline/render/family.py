@@ -34,7 +34,7 @@ QUERY_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.M)
 RELATION = re.compile(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", re.I)
 CTE_NAME = re.compile(r"(?:\bwith|,)\s*([a-z_][a-z0-9_]*)\s+as\s*\(", re.I)
 # names after FROM that are no relation: table functions and the date-part keyword of extract()
-NOT_RELATIONS = {"unnest", "range", "generate_series"}
+NOT_RELATIONS = {"unnest", "range", "generate_series", "duckdb_columns", "duckdb_views"}
 
 
 def load_queries(path: Path) -> dict[str, str]:
@@ -82,6 +82,19 @@ def breakable(path) -> Markup:
     return Markup(md.esc(path).replace("/", "/<wbr>"))
 
 
+def code(text) -> Markup:
+    """Text shown as code (a name of a view, column or file): an HTML element, so no Markdown escape shows."""
+    return Markup(f"<code>{md.html_text(text).replace('|', '&#124;')}</code>")
+
+
+def prose(text) -> Markup:
+    """Our own descriptive text (the contract's meanings): escaped, with its `backticked` names shown as code."""
+    parts = str(text or "").split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: all of it as text
+        return Markup(md.esc(text))
+    return Markup("".join(code(p) if i % 2 else md.esc(p) for i, p in enumerate(parts)))
+
+
 def gpu_link(gpu_id: str, name: str, prefix: str = "gpus/") -> Markup:
     """A link to a GPU's page, relative to the page that holds it."""
     return Markup(md.link(name, f"{prefix}{gpu_id}.md"))
@@ -99,8 +112,11 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) 
 class Family:
     """A page family's queries and templates, from the folder of the module that creates it."""
 
-    def __init__(self, module_file: str):
+    def __init__(self, module_file: str, reads: set[str] = frozenset()):
+        """`reads`: views the family's code reads with queries it writes itself (the Data page describes every
+        view), beside those of queries.sql."""
         self.folder = Path(module_file).parent
+        self.reads = set(reads)
         self.name = self.folder.name
         path = self.folder / "queries.sql"
         self.queries = load_queries(path) if path.is_file() else {}
@@ -113,7 +129,7 @@ class Family:
             lstrip_blocks=True,
             keep_trailing_newline=True,
         )
-        self.env.globals.update(FORMATTERS, gpu_link=gpu_link, breakable=breakable)
+        self.env.globals.update(FORMATTERS, gpu_link=gpu_link, breakable=breakable, code=code, prose=prose)
         self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
@@ -129,7 +145,7 @@ class Family:
     @cached_property
     def views(self) -> set[str]:
         """The public views the family's queries read."""
-        return set().union(*(relations(q) for q in self.queries.values())) if self.queries else set()
+        return self.reads.union(*(relations(q) for q in self.queries.values()))
 
     def not_views(self) -> set[str]:
         """Relations read that are not public views (a test keeps this empty)."""

@@ -13,6 +13,7 @@ create or replace view unmapped_offers as select provider, provider_gpu_name, gp
 create or replace view price_changes as select * from out_price_changes;
 create or replace view models as select * from core_models;
 create or replace view rankings as select * from out_rankings;
+create or replace view ranking_weights as select * from core_ranking_weights;
 create or replace view cost_per_tflop as select * from out_cost_per_tflop;
 create or replace view vram_fit as select * from out_vram_fit_detail;
 create or replace view inference_estimates as select * from out_inference_estimates;

@@ -168,6 +168,7 @@ def test_a_fetched_marketplace_snapshot_gives_the_marketplace_picks(tmp_path):
     import httpx
 
     from pipeline import fetch
+    from pipeline.providers import vastai
 
     import yaml
 
@@ -179,7 +180,7 @@ def test_a_fetched_marketplace_snapshot_gives_the_marketplace_picks(tmp_path):
     registry["vastai"] = {**registry["vastai"], "automated_collection": "allowed"}
     (src / "terms.yml").write_text(yaml.safe_dump(registry, sort_keys=False), encoding="utf-8")
     recorded = json.loads((ROOT / "tests" / "fixtures" / "vastai" / "bundles.json").read_text())
-    snap = fetch.fetch_vastai(
+    snap = vastai.fetch_vastai(
         transport=httpx.MockTransport(lambda request: httpx.Response(200, json=recorded)), on=dt.date.fromisoformat(DAY)
     )
     fetch.write_snapshot(snap, src, on=dt.date.fromisoformat(DAY), force=True)

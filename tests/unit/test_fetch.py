@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from pipeline import fetch
+from pipeline.providers import azure, oracle, vastai
 from pipeline.sources import KINDS, read_kind
 from tests.conftest import recorded_terms
 
@@ -32,7 +33,7 @@ def recorded() -> list[dict]:
 
 def test_pages_are_followed_and_filtered():
     seen = []
-    snap = fetch.fetch_azure(transport=replay(recorded(), seen))
+    snap = azure.fetch_azure(transport=replay(recorded(), seen))
     assert len(seen) == 2 and "armRegionName eq 'eastus'" in httpx.URL(seen[0]).params["$filter"]
     got = {(r["offering"], r["pricing_tier"]): r["usd_per_hour"] for r in snap.rows}
     assert got == {
@@ -46,7 +47,7 @@ def test_pages_are_followed_and_filtered():
 
 
 def test_snapshot_is_a_valid_dated_source(tmp_path):
-    snap = fetch.fetch_azure(transport=replay(recorded()))
+    snap = azure.fetch_azure(transport=replay(recorded()))
     recorded_terms(tmp_path)
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     assert target == tmp_path / "prices" / "azure" / "2026-11-23" / "prices.csv"
@@ -80,7 +81,7 @@ def test_server_errors_are_retried(monkeypatch):
             return httpx.Response(503)
         return httpx.Response(200, json=pages[1] if "skip" in str(request.url) else pages[0])
 
-    assert len(fetch.fetch_azure(transport=httpx.MockTransport(handler)).rows) == 4
+    assert len(azure.fetch_azure(transport=httpx.MockTransport(handler)).rows) == 4
 
 
 @pytest.mark.parametrize(
@@ -93,7 +94,7 @@ def test_server_errors_are_retried(monkeypatch):
 def test_unexpected_shape_is_named(body, message):
     transport = httpx.MockTransport(lambda r: httpx.Response(200, json=body))
     with pytest.raises(fetch.FetchError, match=message):
-        fetch.fetch_azure(transport=transport)
+        azure.fetch_azure(transport=transport)
 
 
 def test_regions_fetched_together_make_one_snapshot(tmp_path):
@@ -114,7 +115,7 @@ def test_regions_fetched_together_make_one_snapshot(tmp_path):
     snap = fetch.fetch_regions("azure", ["eastus", "westeurope", "eastus"], transport=httpx.MockTransport(handler))
     assert asked == ["eastus", "westeurope"]
     assert sorted({r["region"] for r in snap.rows}) == ["eastus", "westeurope"] and len(snap.rows) == 8
-    assert snap.url == fetch.AZURE_API and snap.title.endswith("in eastus, westeurope")
+    assert snap.url == azure.AZURE_API and snap.title.endswith("in eastus, westeurope")
     assert "eastus: 4 offers" in snap.notes and "westeurope: 4 offers" in snap.notes
     recorded_terms(tmp_path)
     fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
@@ -140,7 +141,7 @@ def answering(recorded: Path, seen: list) -> httpx.MockTransport:
 
 def test_oracle_price_list_keeps_gpu_hour_parts_only(tmp_path):
     seen = []
-    snap = fetch.fetch_oracle(transport=answering(ORACLE, seen))
+    snap = oracle.fetch_oracle(transport=answering(ORACLE, seen))
     assert seen[0].params["currencyCode"] == "USD"
     got = {r["gpu_name"]: r["usd_per_hour"] for r in snap.rows}
     # VMware node, Roving Edge day, Cloud@Customer and the unmapped H100T part are left out
@@ -167,7 +168,7 @@ def test_oracle_price_list_keeps_gpu_hour_parts_only(tmp_path):
 def test_oracle_bad_shape_is_a_clear_error():
     transport = httpx.MockTransport(lambda request: httpx.Response(200, json={"products": []}))
     with pytest.raises(fetch.FetchError, match="no 'items' list"):
-        fetch.fetch_oracle(transport=transport)
+        oracle.fetch_oracle(transport=transport)
 
 
 VAST = Path(__file__).resolve().parents[1] / "fixtures" / "vastai" / "bundles.json"
@@ -175,7 +176,7 @@ VAST = Path(__file__).resolve().parents[1] / "fixtures" / "vastai" / "bundles.js
 
 def test_vast_offers_become_minimum_and_median_per_gpu_with_their_sample(tmp_path):
     seen = []
-    snap = fetch.fetch_vastai(transport=answering(VAST, seen), on=dt.date(2026, 11, 23))
+    snap = vastai.fetch_vastai(transport=answering(VAST, seen), on=dt.date(2026, 11, 23))
     query = json.loads(seen[0].params["q"])
     assert query["verified"] == {"eq": True} and query["rentable"] == {"eq": True} and query["type"] == "on-demand"
     got = {
@@ -206,11 +207,11 @@ def test_vast_offers_become_minimum_and_median_per_gpu_with_their_sample(tmp_pat
 )
 def test_vast_bad_shape_is_a_clear_error(body, message):
     with pytest.raises(fetch.FetchError, match=message):
-        fetch.fetch_vastai(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=body)))
+        vastai.fetch_vastai(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=body)))
 
 
 def test_nominal_memory_keeps_card_sizes_apart():
-    assert [fetch.nominal_memory_gb(m) for m in (24564, 39936, 40960, 46068, 81559, 95830, 143771, 183359)] == [
+    assert [vastai.nominal_memory_gb(m) for m in (24564, 39936, 40960, 46068, 81559, 95830, 143771, 183359)] == [
         24,
         40,
         40,

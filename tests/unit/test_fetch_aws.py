@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from pipeline import fetch
+from pipeline.providers import aws, azure, oracle, vastai
 from pipeline.sources import KINDS, read_kind
 from tests.conftest import recorded_terms
 
@@ -57,8 +58,8 @@ def without_column(name: str) -> bytes:
 
 def test_rows_are_kept_and_dropped():
     seen = []
-    snap = fetch.fetch_aws(transport=replay(seen=seen))
-    assert seen == [fetch.AWS_REGION_INDEX, CSV_URL]
+    snap = aws.fetch_aws(transport=replay(seen=seen))
+    assert seen == [aws.AWS_REGION_INDEX, CSV_URL]
     got = {(r["offering"], r["pricing_tier"]): r["usd_per_hour"] for r in snap.rows}
     # dropped: Windows, dedicated tenancy, SQL Std, unused reservation, m5.large (no GPU),
     # reserved 1yr convertible, 3yr, All Upfront (zero hourly rate, upfront fee in Quantity)
@@ -77,12 +78,12 @@ def test_rows_are_kept_and_dropped():
 def test_gpu_names_match_the_alias_file():
     aliases = Path(__file__).resolve().parents[2] / "sources" / "aliases" / "aws.csv"
     names = {line.split(",")[0] for line in aliases.read_text().splitlines()[1:]}
-    unmapped = {name for name, _, _ in fetch.AWS_GPU_INSTANCES.values()} - names
+    unmapped = {name for name, _, _ in aws.AWS_GPU_INSTANCES.values()} - names
     assert unmapped == set()  # every GPU the fetcher knows maps to a variant
 
 
 def test_snapshot_is_a_valid_dated_source(tmp_path):
-    snap = fetch.fetch_aws(transport=replay())
+    snap = aws.fetch_aws(transport=replay())
     recorded_terms(tmp_path)
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     assert target == tmp_path / "prices" / "aws" / "2026-11-23" / "prices.csv"
@@ -100,30 +101,30 @@ def test_other_region_reads_its_own_file():
     seen = []
     with pytest.raises(fetch.FetchError, match="no Linux on-demand prices"):
         # the fixture's rows say us-east-1, so none belongs to us-west-2
-        fetch.fetch_aws(region="us-west-2", transport=replay(seen=seen))
+        aws.fetch_aws(region="us-west-2", transport=replay(seen=seen))
     assert seen[1].endswith("/20250912225308/us-west-2/index.csv")
 
 
 def test_missing_region_is_named():
     with pytest.raises(fetch.FetchError, match=r"lists no region 'mars-1'.*us-east-1, us-west-2"):
-        fetch.fetch_aws(region="mars-1", transport=replay())
+        aws.fetch_aws(region="mars-1", transport=replay())
 
 
 def test_missing_column_is_named():
     with pytest.raises(fetch.FetchError, match="header lacks the column\\(s\\) CapacityStatus"):
-        fetch.fetch_aws(transport=replay(offer=without_column("CapacityStatus")))
+        aws.fetch_aws(transport=replay(offer=without_column("CapacityStatus")))
 
 
 def test_no_header_row_is_reported():
     with pytest.raises(fetch.FetchError, match="no header row"):
-        fetch.fetch_aws(transport=replay(offer=b'"FormatVersion","v1.0"\n<html>not a price list</html>\n'))
+        aws.fetch_aws(transport=replay(offer=b'"FormatVersion","v1.0"\n<html>not a price list</html>\n'))
 
 
 def test_no_gpu_rows_is_an_error():
     lines = CSV.decode().splitlines()
     only_m5 = lines[:6] + [line for line in lines[6:] if '"m5.large"' in line]
     with pytest.raises(fetch.FetchError, match="no Linux on-demand prices"):
-        fetch.fetch_aws(transport=replay(offer=("\n".join(only_m5) + "\n").encode()))
+        aws.fetch_aws(transport=replay(offer=("\n".join(only_m5) + "\n").encode()))
 
 
 # offline: tests/unit/test_fetch.py::test_offline_gives_a_clear_error covers every fetcher
@@ -140,7 +141,7 @@ def test_server_errors_are_retried(monkeypatch, failing):
             return httpx.Response(503)
         return inner.handle_request(request)
 
-    snap = fetch.fetch_aws(transport=httpx.MockTransport(handler))
+    snap = aws.fetch_aws(transport=httpx.MockTransport(handler))
     assert state["n"] == 1 and len(snap.rows) == len(KEPT)
 
 
@@ -153,16 +154,16 @@ def test_client_errors_are_not_retried(monkeypatch):
         return httpx.Response(403)
 
     with pytest.raises(fetch.FetchError, match="403"):
-        fetch.fetch_aws(transport=httpx.MockTransport(handler))
+        aws.fetch_aws(transport=httpx.MockTransport(handler))
     assert len(calls) == 1
 
 
 def test_azure_aws_and_oracle_are_registered():
     assert fetch.FETCHERS == {
-        "azure": fetch.fetch_azure,
-        "aws": fetch.fetch_aws,
-        "oracle": fetch.fetch_oracle,
-        "vastai": fetch.fetch_vastai,
+        "azure": azure.fetch_azure,
+        "aws": aws.fetch_aws,
+        "oracle": oracle.fetch_oracle,
+        "vastai": vastai.fetch_vastai,
     }
 
 
@@ -201,9 +202,9 @@ def test_a_captured_offer_file_parses_and_every_row_it_should_drop_is_dropped():
     assert len(header) == 91 and header[0] == "SKU"
     regions = {next(csv.reader([line]))[header.index("Region Code")] for line in lines[6:]}
     for region in sorted(regions):
-        rows, meta = fetch.aws_rows(iter(lines), region)
+        rows, meta = aws.aws_rows(iter(lines), region)
         assert rows == [], region
-    assert meta["Version"] == "20250912225308" and fetch._publication_date(meta) == dt.date(2025, 9, 12)
+    assert meta["Version"] == "20250912225308" and aws._publication_date(meta) == dt.date(2025, 9, 12)
 
 
 def test_the_captured_gpu_row_is_kept_once_its_terms_are_the_ones_we_keep():
@@ -216,7 +217,7 @@ def test_the_captured_gpu_row_is_kept_once_its_terms_are_the_ones_we_keep():
     g5[header.index("CapacityStatus")] = "Used"
     buffer = io.StringIO()
     csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(g5)
-    rows, _ = fetch.aws_rows(iter([*lines[:6], buffer.getvalue().rstrip("\n")]), "ap-southeast-2")
+    rows, _ = aws.aws_rows(iter([*lines[:6], buffer.getvalue().rstrip("\n")]), "ap-southeast-2")
     assert [(r["offering"], r["pricing_tier"], r["usd_per_hour"], r["region"], r["gpu_count"]) for r in rows] == [
         ("g5.48xlarge", "on-demand", 21.30264, "ap-southeast-2", 8)
     ]

@@ -1,30 +1,23 @@
 """Own or rent (seed 003's question): what an owned GPU or server costs per busy hour against renting the same,
-the break-even utilisation, a calculator, and what GPUs one owns already run. A page family: `queries.py` (SQL
+the break-even utilisation, a calculator, and what GPUs one owns already run. A page family: `queries.sql` (SQL
 over the public views), `context()` (query results to the template's values), `page.md.j2` (the page)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 import duckdb
-import jinja2
 from markupsafe import Markup
 
-from ..markdown import money, num, script_json, seen
-from .queries import QUERIES
+from ..family import Family
+from ..markdown import script_json, seen
 
-TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+FAMILY = Family(__file__)
 UTILISATIONS = (0.25, 0.5, 1.0)
 
 
 def rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict]:
-    cur = con.execute(QUERIES[name])
+    cur = con.execute(FAMILY.queries[name])
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r)) for r in cur.fetchall()]
 
@@ -113,14 +106,7 @@ def owned_runs(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    import json
-
-    template = TEMPLATES.get_template("page.md.j2")
-    # the formatters build their own safe HTML from numbers and dates
-    template.globals.update(
-        money=lambda *a: Markup(money(*a)), num=lambda *a: Markup(num(*a)), seen=lambda *a: Markup(seen(*a))
-    )
     return {
-        "own-or-rent.md": template.render(**context(con)),
+        "own-or-rent.md": FAMILY.render("page.md.j2", **context(con)),
         "charts/owned-runs.json": json.dumps(owned_runs(con), separators=(",", ":")),
     }

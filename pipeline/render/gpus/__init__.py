@@ -1,0 +1,150 @@
+"""The GPU specifications (`gpus/index.md`): every variant's dense figures in one sortable table, with compute against
+bandwidth and per watt; and one page per GPU (`gpus/<gpu_id>.md`): its key figures, cheapest prices, the models that
+fit on one, rankings, every canonical and other figure with its source, and its cloud prices and their history."""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+import pandas as pd
+from markupsafe import Markup
+
+from .. import charts
+from ..family import Family
+from ..labels import KIND_LABELS, STATISTIC_MARKS
+
+FAMILY = Family(__file__)
+
+# the GPU index's figure columns, those that decide first: (column, title, unit)
+INDEX_COLUMNS = [
+    ("memory_gb", "Memory", "GB"),
+    ("memory_bandwidth_gbs", "Bandwidth", "GB/s"),
+    ("bf16_tflops", "BF16", "TFLOPS"),
+    ("fp8_tflops", "FP8", "TFLOPS"),
+    ("fp4_tflops", "FP4", "TFLOPS"),
+    ("int8_tops", "INT8", "TOPS"),
+    ("tdp_w", "TDP", "W"),
+    ("fp16_tflops", "FP16", "TFLOPS"),
+    ("tf32_tflops", "TF32", "TFLOPS"),
+    ("fp32_tflops", "FP32 (vector)", "TFLOPS"),
+    ("fp64_tflops", "FP64 (vector)", "TFLOPS"),
+    ("interconnect_gbs", "NVLink / fabric", "GB/s"),
+    ("launch_price_usd", "Launch price", "USD"),
+]
+SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title in the tooltip)
+# the words every GPU page shares (STATISTIC_MARKS is our own Markdown: its *median* and *minimum* in italics)
+PAGE_WORDS = {"kind_labels": KIND_LABELS, "statistic_marks": Markup(STATISTIC_MARKS), "source_chars": SOURCE_CHARS}
+
+
+def known(value) -> bool:
+    """A value to show: neither missing (None, NaN, NA) nor empty text."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return False
+    return value != ""
+
+
+FAMILY.env.tests["known"] = known
+
+
+def index_context(gpus: pd.DataFrame) -> dict:
+    """The GPU index's values: the variants (fastest dense 16-bit rate first), the columns and the two charts."""
+    return {
+        "gpus": list(gpus.itertuples(index=False)),
+        "columns": INDEX_COLUMNS,
+        "bubble": charts.bubble_compute_bandwidth(gpus),
+        "per_watt": charts.tflops_per_watt(gpus),
+    }
+
+
+def _log_gap(a, b) -> float:
+    if pd.isna(a) or pd.isna(b) or a <= 0 or b <= 0:
+        return 1.0
+    return abs(math.log(a / b))
+
+
+def nearest(g, gpus: list, n: int = 3) -> list:
+    """The GPUs closest to g in memory, bandwidth and dense 16-bit compute (log distance)."""
+    others = [o for o in gpus if o.gpu_id != g.gpu_id]
+    return sorted(
+        others,
+        key=lambda o: (
+            _log_gap(g.memory_gb, o.memory_gb)
+            + _log_gap(g.memory_bandwidth_gbs, o.memory_bandwidth_gbs)
+            + _log_gap(g.best_16bit_tflops, o.best_16bit_tflops),
+            o.gpu_id,
+        ),
+    )[:n]
+
+
+def _has_tensor_cores(g) -> bool:
+    value = getattr(g, "has_tensor_cores", None)
+    return value is not None and pd.notna(value) and bool(value)
+
+
+def _grouped(frame: pd.DataFrame) -> dict[str, list]:
+    """Rows by GPU, grouped once (a scan per page would dominate the render time)."""
+    out: dict[str, list] = {}
+    for row in frame.itertuples(index=False):
+        out.setdefault(row.gpu_id, []).append(row)
+    return out
+
+
+def pages_context(
+    gpus: pd.DataFrame,
+    claims: pd.DataFrame,
+    offers: pd.DataFrame,
+    history: pd.DataFrame,
+    rankings: pd.DataFrame,
+    picks: pd.DataFrame,
+    serving: pd.DataFrame,
+    fits: pd.DataFrame,
+) -> dict[str, dict]:
+    """Each GPU page's values, by gpu_id."""
+    claims_by, offers_by, ranks_by, fits_by, picks_by, serving_by = (
+        _grouped(f) for f in (claims, offers, rankings, fits, picks, serving)
+    )
+    history_by = dict(tuple(history.groupby("gpu_id", sort=False)))
+    all_gpus = list(gpus.itertuples(index=False))
+    pages = {}
+    for g in all_gpus:
+        gpu_claims = claims_by.get(g.gpu_id, [])
+        gpu_picks = picks_by.get(g.gpu_id, [])
+        gpu_history = history_by.get(g.gpu_id)
+        pages[g.gpu_id] = {
+            **PAGE_WORDS,
+            "g": g,
+            "tensor_cores": _has_tensor_cores(g),
+            "near": nearest(g, all_gpus),
+            "variants": [v for v in all_gpus if v.family == g.family and v.gpu_id != g.gpu_id],
+            "picks": gpu_picks,
+            # the price every page uses, per tier (price_picks), where one qualifies
+            "best": [p for p in gpu_picks if pd.notna(p.usd_per_gpu_hour)],
+            "serving": (serving_by.get(g.gpu_id) or [None])[0],
+            # bf16, fp8, int4: the order of the glance and of the table
+            "fits": sorted(fits_by.get(g.gpu_id, []), key=lambda f: f.precision),
+            "ranks": ranks_by.get(g.gpu_id, []),
+            "canonical": [c for c in gpu_claims if c.is_canonical],
+            "other": [c for c in gpu_claims if not c.is_canonical],
+            "offers": offers_by.get(g.gpu_id, []),
+            # a single snapshot is not a history
+            "history_chart": (
+                charts.price_history(gpu_history, f"Price history: {g.name}")
+                if gpu_history is not None and gpu_history["observed_on"].nunique() > 1
+                else None
+            ),
+        }
+    return pages
+
+
+def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    index = index_context(FAMILY.frame(con, "gpu_index"))
+    pages = pages_context(
+        *(
+            FAMILY.frame(con, name)
+            for name in ("gpus", "claims", "offers", "history", "rankings", "picks", "serving", "fits")
+        )
+    )
+    out = {"gpus/index.md": FAMILY.render("index.md.j2", **index)}
+    out.update({f"gpus/{gpu_id}.md": FAMILY.render("gpu.md.j2", **page) for gpu_id, page in pages.items()})
+    return out

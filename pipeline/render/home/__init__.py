@@ -1,0 +1,115 @@
+"""The home page (`index.md`): the best GPU for training and for inference, the best value per dollar, the
+cheapest way to serve three models to 50 users (each a link to the Planner), what the site holds, and the
+cheapest current on-demand price of every GPU."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+import pandas as pd
+
+from pipeline.plan import Question, plan_options, validate
+
+from ..family import Family
+from ..planner import PLAN_VIEWS, question_url, weights_label
+
+FAMILY = Family(__file__, reads=PLAN_VIEWS)  # the three answers are plan_options' (pipeline/sql/plan/plan_options.sql)
+
+HOME_QUESTIONS = [  # (question, the Planner's question)
+    (
+        "Cheapest way to serve gpt-oss-120b, as it ships (MXFP4 experts), to 50 users at 30 tokens/s each",
+        Question(
+            model="gpt-oss-120b",
+            precision="native",
+            users=50,
+            input_tokens=2000,
+            output_tokens=500,
+            min_tokens_per_user=30,
+        ),
+    ),
+    (
+        "Cheapest way to serve a 70B model to 50 users at 20 tokens/s each",
+        Question(
+            model="llama-3.3-70b",
+            precision="fp8",
+            users=50,
+            input_tokens=2000,
+            output_tokens=500,
+            min_tokens_per_user=20,
+        ),
+    ),
+    (
+        "Cheapest way to serve an 8B model to 50 users at 30 tokens/s each",
+        Question(
+            model="llama-3.1-8b",
+            precision="bf16",
+            users=50,
+            input_tokens=2000,
+            output_tokens=500,
+            min_tokens_per_user=30,
+        ),
+    ),
+]
+WORKLOADS = ("training", "inference")
+
+
+def context(
+    ranks: pd.DataFrame,
+    counts,
+    questions: list[tuple[str, Question]],
+    options: pd.DataFrame,
+    native_formats: dict[str, str],
+    cheapest: pd.DataFrame,
+    today: str,
+) -> dict:
+    """The page's values. `questions`: each home question with its validated Planner question; `options`:
+    plan_options' rows for them (scenario_id = the question's position, from 1)."""
+    best, value = [], []
+    for workload in WORKLOADS:
+        w = ranks[ranks.workload == workload]
+        top = w[w["rank"] == w["rank"].min()]
+        best.append({"workload": workload, "gpus": list(top.itertuples()), "row": top.iloc[0]})
+    for workload in WORKLOADS:
+        w = ranks[(ranks.workload == workload) & ranks.value_rank.notna()]
+        top = w[w.value_rank == w.value_rank.min()]
+        value.append({"workload": workload, "gpus": list(top.itertuples()), "row": top.iloc[0]})
+    answers = []
+    for i, (question, q) in enumerate(questions):
+        opts = options[options.scenario_id == i + 1]
+        answer = {"question": question, "q": q, "url": question_url(q), "best": None}
+        if not opts.empty:
+            best_option = opts.iloc[0]
+            # options within 0.5% of the cheapest are a tie
+            ties = opts[opts.usd_per_million_tokens <= 1.005 * best_option.usd_per_million_tokens]
+            answer |= {
+                "best": best_option,
+                "ties": list(ties.head(3).itertuples()),
+                "tie": len(ties) > 1,
+                "weights": weights_label(q, native_formats),
+            }
+        answers.append(answer)
+    return {
+        "best": best,
+        "value": value,
+        "answers": answers,
+        "counts": counts,
+        "today": today,
+        "cheapest": list(cheapest.itertuples()),
+    }
+
+
+def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    max_contexts = {r.model_id: int(r.max_context) for r in FAMILY.rows(con, "max_contexts")}
+    questions = [(text, validate(q, max_contexts)) for text, q in HOME_QUESTIONS]
+    options = plan_options(con, pd.DataFrame([q.scenario() for _, q in questions]))
+    ctx = context(
+        FAMILY.frame(con, "rankings"),
+        FAMILY.rows(con, "counts")[0],
+        questions,
+        options,
+        {r.model_id: r.resolved_format for r in FAMILY.rows(con, "native_formats")},
+        FAMILY.frame(con, "cheapest"),
+        dt.date.today().isoformat(),
+    )
+    return {"index.md": FAMILY.render("index.md.j2", **ctx)}

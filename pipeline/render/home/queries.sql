@@ -1,0 +1,30 @@
+-- The home page's queries, over the public views only. Its answers to three serving questions come from
+-- pipeline/sql/plan/plan_options.sql (pipeline.plan.plan_options), over the public views too.
+
+-- name: rankings
+-- each GPU's training and inference score and value per dollar, best first
+select r.workload, r.rank, r.gpu_id, g.name, r.score, r.value_rank, r.cheapest_usd_per_gpu_hour, r.score_per_usd
+from rankings as r join gpus as g using (gpu_id)
+order by r.workload, r.rank, r.gpu_id;
+
+-- name: counts
+-- what the site holds, and the newest price snapshot
+select (select count(*) from gpus) as gpus, (select count(distinct provider) from price_offers) as providers,
+       (select count(*) from price_offers) as offers, (select count(*) from models) as models,
+       (select max(observed_on) from price_offers) as newest,
+       (select count(*) from spec_claims where claim_id like 'claim:%') as claims;
+
+-- name: cheapest
+-- each GPU's on-demand price pick, fastest GPU first
+select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_on, p.observed_date_known
+from price_picks as p join gpus as g using (gpu_id)
+where p.pick = 'on-demand' and p.usd_per_gpu_hour is not null
+order by coalesce(g.bf16_tflops, g.fp16_tflops) desc nulls last, g.name;
+
+-- name: max_contexts
+-- every model with its longest context (a question's context is checked against it)
+select model_id, max_context from models order by model_id;
+
+-- name: native_formats
+-- the weight format each checkpoint ships in (a question's `native` precision)
+select model_id, resolved_format from serving_models where format = 'native' order by model_id;

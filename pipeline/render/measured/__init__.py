@@ -1,0 +1,99 @@
+"""Measured against estimated (`measured.md`): every decode and serving speed estimate against the published
+measurements, with the calibrations the expectations use and how well they predict each GPU and publication."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from ..family import Family
+
+FAMILY = Family(__file__)
+
+# (model, format) pairs whose single-GPU, batch-1 expectations are ranked against the measurements
+CHECKS = [
+    ("llama-2-7b", "q4_0"),
+    ("llama-2-7b", "bf16"),
+    ("llama-3-8b", "q4_k_m"),
+    ("llama-3-8b", "bf16"),
+    ("llama-3-70b", "q4_k_m"),
+    ("llama-3.1-8b", "q4_k_m"),
+]
+
+
+def accuracy(rows: pd.DataFrame) -> dict:
+    """Spearman rank correlation of expected vs measured across GPUs (one row per GPU) and the median
+    |expected / measured - 1|; none below three GPUs."""
+    if len(rows) < 3:
+        return {"gpus": len(rows), "spearman": None, "median_abs_error": None}
+    rho = rows["expected"].rank().corr(rows["measured"].rank())  # Spearman: Pearson on ranks
+    err = (rows["expected"] / rows["measured"] - 1).abs().median()
+    return {"gpus": len(rows), "spearman": float(rho), "median_abs_error": float(err)}
+
+
+def serving_accuracy(rows: pd.DataFrame) -> list[dict]:
+    """Per publication (a source snapshot: a publisher's table or post, all its releases together) and engine
+    family: throughput figures, GPUs, the median |expected / measured - 1| with each figure's expectation fitted
+    without its GPU, and Spearman's rho between expected and measured over the figures, with the share of its
+    bound the best figure reaches."""
+    out = []
+    for (snapshot, family), part in rows.groupby(["snapshot_id", "engine_family"], sort=True):
+        rho = part["expected"].rank().corr(part["measured"].rank()) if len(part) >= 3 else None
+        title = part["title"].iloc[0]
+        out.append(
+            {
+                "title": str(title or snapshot),
+                "url": part["url"].iloc[0],
+                "engine_family": family,
+                "figures": len(part),
+                "gpus": part["gpu_id"].nunique(),
+                "median_abs_error": float((part["expected"] / part["measured"] - 1).abs().median()),
+                "spearman": None if rho is None or pd.isna(rho) else float(rho),
+                "max_share": float(part["measured_share_of_bound"].max()),
+            }
+        )
+    return out
+
+
+def context(
+    totals: pd.DataFrame,
+    accuracy_rows: pd.DataFrame,
+    calibration: pd.DataFrame,
+    by_family: pd.DataFrame,
+    measurements: pd.DataFrame,
+    serving_totals: pd.DataFrame,
+    serving_calibration: pd.DataFrame,
+    serving_rows: pd.DataFrame,
+    serving_detail: pd.DataFrame,
+) -> dict:
+    checks = []
+    for model_id, fmt in CHECKS:
+        part = accuracy_rows[(accuracy_rows["model_id"] == model_id) & (accuracy_rows["format"] == fmt)]
+        checks.append({"model_id": model_id, "format": fmt, **accuracy(part)})
+    return {
+        "totals": next(totals.itertuples(index=False)),
+        "checks": checks,
+        "calibration": list(calibration.itertuples(index=False)),
+        "by_family": list(by_family.itertuples(index=False)),
+        "measurements": list(measurements.itertuples(index=False)),
+        "serving": next(serving_totals.itertuples(index=False)),
+        "serving_calibration": list(serving_calibration.itertuples(index=False)),
+        "serving_accuracy": serving_accuracy(serving_rows),
+        "serving_detail": list(serving_detail.itertuples(index=False)),
+    }
+
+
+def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    names = (
+        "totals",
+        "accuracy",
+        "decode_calibration",
+        "by_family",
+        "measurements",
+        "serving_totals",
+        "serving_calibration",
+        "serving_accuracy",
+        "serving_detail",
+    )
+    ctx = context(*(FAMILY.frame(con, name) for name in names))
+    return {"measured.md": FAMILY.render("measured.md.j2", **ctx)}

@@ -1,0 +1,211 @@
+"""The Planner (`planner.md`): say what you serve and to how many, get every machine one can rent that holds it,
+ranked by what a million tokens cost; and its data under api/v1/plan/ (choices and limits, the coefficients the
+page's serving model evaluates, ranked training options per model).
+
+The page shows the default question's answer, computed by `pipeline/sql/plan/plan_options.sql` (the page's script
+evaluates the same formulas in the browser for any other question). Every row is read from the public views."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import duckdb
+import pandas as pd
+from markupsafe import Markup
+
+from pipeline.plan import (
+    DEFAULT_TOKENS,
+    DEFAULTS,
+    ENGINES,
+    KV_PRECISIONS,
+    LIMITS,
+    PLAN_SQL,
+    SERVE_PRECISIONS,
+    TIERS,
+    WORKLOAD_LABELS,
+    Question,
+    plan_options,
+    validate,
+)
+
+from ..api import API, SCHEMA_VERSION
+from ..api.records import clean, columns_rows, dumps
+from ..family import Family, relations
+
+# plan_options() runs pipeline/sql/plan/plan_options.sql: the views it reads are read by these pages too
+# (plan_scenarios is the temporary table of the questions it answers)
+PLAN_VIEWS = relations(PLAN_SQL.read_text(encoding="utf-8")) - {"plan_scenarios"}
+FAMILY = Family(__file__, reads=PLAN_VIEWS)
+
+TOP = 10  # training options kept per scenario in the Planner's data
+WEB_TIERS = ("on-demand", "spot", None)
+OPTION_COLUMNS = [
+    "rank",
+    "gpu_id",
+    "gpu_name",
+    "gpu_count",
+    "instance_gpus",
+    "tensor_parallel",
+    "replicas",
+    "provider",
+    "offering",
+    "pricing_tier",
+    "statistic",
+    "price_kind",
+    "region",
+    "usd_per_hour",
+    "required_gb",
+    "capacity_gb",
+    "headroom_gb",
+    "throughput_tokens_per_s_per_gpu",
+    "expected_tokens_per_s",
+    "bound_tokens_per_s",
+    "expected_tokens_per_s_per_user",
+    "ttft_s",
+    "usd_per_million_input_tokens",
+    "usd_per_million_output_tokens",
+    "usd_per_million_tokens",
+    "limited_by",
+    "job_tokens",
+    "job_hours",
+    "usd_per_job",
+    "observed_on",
+    "observed_date_known",
+    "why",
+]
+# coefficients.json's tables, each from one query (the page's serving model reads their rows)
+COEFFICIENT_TABLES = {
+    "models": "coefficient_models",
+    "gpus": "coefficient_gpus",
+    "machines": "coefficient_machines",
+    "calibration": "coefficient_calibration",
+}
+
+
+def question_url(q: Question, prefix: str = "") -> Markup:
+    """The Planner's address answering `q`, for an HTML attribute (each value URL-quoted, '&' as '&amp;')."""
+    fields = {
+        "model": q.model,
+        "workload": q.workload,
+        "precision": q.precision,
+        "kv": q.kv_precision,
+        "context": q.context,
+        "users": q.users,
+        "input": q.input_tokens,
+        "output": q.output_tokens,
+        "engine": q.engine,
+        "tier": q.tier,
+    }
+    if q.min_tokens_per_user:
+        fields["min_user"] = q.min_tokens_per_user
+    if q.max_ttft_s:
+        fields["max_ttft"] = q.max_ttft_s
+    query = "&amp;".join(f"{k}={quote(str(v), safe='')}" for k, v in fields.items() if v is not None)
+    return Markup(f"{quote(prefix)}planner/?{query}")
+
+
+def weights_label(q: Question, native_formats: dict[str, str]) -> str:
+    """'FP8 weights', or for the checkpoint's own format 'weights as the checkpoint ships them (MXFP4-MOE)'.
+    `native_formats`: each model's shipped format (the `native_formats` query)."""
+    if q.precision != "native":
+        return f"{q.precision.upper()} weights"
+    found = native_formats.get(q.model)
+    return f"weights as the checkpoint ships them ({found.upper() if found else 'unknown'})"
+
+
+def default_question(max_contexts: dict[str, int]) -> Question:
+    """The question the page opens with (DEFAULTS), validated."""
+    return validate(Question(**{k: v for k, v in DEFAULTS.items() if k in Question.__dataclass_fields__}), max_contexts)
+
+
+def training_scenarios(model_ids) -> pd.DataFrame:
+    """Each training workload of each model at each tier the page offers (a fine-tune at DEFAULT_TOKENS; the page
+    scales hours and cost with the token budget, which they are proportional to)."""
+    rows = [
+        {"model_id": m, "workload": w, "tokens": None if w == "pretrain" else DEFAULT_TOKENS, "tier": t, "users": 1}
+        for m in model_ids
+        for w in ("full", "lora", "qlora", "pretrain")
+        for t in WEB_TIERS
+    ]
+    return pd.DataFrame(rows)
+
+
+def plan_index(models: pd.DataFrame) -> dict:
+    """index.json: the choices, defaults and limits of every input, and the models."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "defaults": DEFAULTS,
+        "limits": LIMITS,
+        "precisions": list(SERVE_PRECISIONS),
+        "kv_precisions": list(KV_PRECISIONS),
+        "workloads": WORKLOAD_LABELS,
+        "tiers": list(TIERS),
+        "engines": ENGINES,
+        "training_tokens": DEFAULT_TOKENS,
+        "models": [
+            {
+                "model_id": m.model_id,
+                "name": m.name,
+                "params_b": clean(m.params_b),
+                "max_context": int(m.max_context),
+                "status": m.status,
+            }
+            for m in models.itertuples()
+        ],
+    }
+
+
+def json_files(coefficients: dict[str, pd.DataFrame], parameters, training: pd.DataFrame, index: dict) -> dict:
+    """The Planner's data: coefficients.json (full precision), one training file per model, index.json.
+    `training`: plan_options' rows for training_scenarios()."""
+    tables = {name: columns_rows(frame) for name, frame in coefficients.items()}
+    tables["parameters"] = {p.name: float(p.value) for p in parameters}
+    files = {f"{API}/plan/coefficients.json": dumps({"schema_version": SCHEMA_VERSION, **tables})}
+    training = training[training["rank"] <= TOP]
+    by_model: dict[str, dict[str, list]] = {}
+    for row in training.itertuples(index=False):
+        key = f"{row.workload}|{row.tier if isinstance(row.tier, str) else 'any'}"
+        values = [clean(getattr(row, c)) for c in OPTION_COLUMNS]
+        by_model.setdefault(row.model_id, {}).setdefault(key, []).append(values)
+    for model_id in sorted(by_model):
+        files[f"{API}/plan/training/{model_id}.json"] = dumps(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "model_id": model_id,
+                "columns": OPTION_COLUMNS,
+                "tokens": DEFAULT_TOKENS,
+                "scenarios": by_model[model_id],
+            }
+        )
+    files[f"{API}/plan/index.json"] = dumps(index)
+    return files
+
+
+def context(options: pd.DataFrame, q: Question, models: pd.DataFrame, weights: str) -> dict:
+    """The page's values: `options` are plan_options' rows for the default question `q`, cheapest first."""
+    model_name = next((m.name for m in models.itertuples() if m.model_id == q.model), q.model)
+    return {
+        "q": q,
+        "model_name": model_name,
+        "weights": weights,
+        "options": list(options.head(TOP).itertuples()),
+        "total": len(options),
+        "limits": LIMITS,
+        "cli": (
+            f"gpu-atlas plan --model {q.model} --precision {q.precision} --users {q.users} "
+            f"--input-tokens {q.input_tokens} --output-tokens {q.output_tokens} --context {q.context}"
+        ),
+    }
+
+
+def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    max_contexts = {r.model_id: int(r.max_context) for r in FAMILY.rows(con, "max_contexts")}
+    native_formats = {r.model_id: r.resolved_format for r in FAMILY.rows(con, "native_formats")}
+    models = FAMILY.frame(con, "models")
+    coefficients = {name: FAMILY.frame(con, query) for name, query in COEFFICIENT_TABLES.items()}
+    training = plan_options(con, training_scenarios(max_contexts))
+    files = json_files(coefficients, FAMILY.rows(con, "coefficient_parameters"), training, plan_index(models))
+    q = default_question(max_contexts)
+    options = plan_options(con, pd.DataFrame([q.scenario()]))
+    ctx = context(options, q, models, weights_label(q, native_formats))
+    return {**files, "planner.md": FAMILY.render("planner.md.j2", **ctx)}

@@ -1,0 +1,81 @@
+-- Cloud prices and What changed: queries over the public views only.
+
+-- name: offers
+-- every current offer, mapped to a variant or not
+select o.*, g.name
+from price_offers as o
+left join gpus as g using (gpu_id)
+order by o.provider, o.usd_per_gpu_hour, o.offering, o.pricing_tier, o.statistic, o.region, o.gpu_id;
+
+-- name: history
+-- the offers seen in more than one snapshot: one line each (a single point is no history)
+select h.*, g.name
+from price_history as h
+join gpus as g using (gpu_id)
+qualify count(distinct h.observed_on) over (
+    partition by h.gpu_id, h.provider, h.offering, h.pricing_tier, h.statistic, h.region) > 1
+order by g.name, h.provider, h.offering, h.pricing_tier, h.statistic, h.region, h.observed_on;
+
+-- name: picks
+-- the price used per GPU and pick, with the GPU's name (global picks before China-mainland ones, tiers in order)
+select p.*, g.name
+from price_picks as p
+join gpus as g using (gpu_id)
+order by g.name, p.pick like '%(China mainland)',
+         list_position(['on-demand', 'spot', 'reserved', 'marketplace minimum', 'marketplace median'],
+                       regexp_replace(p.pick, ' \(China mainland\)$', '')),
+         p.term, p.pick;
+
+-- name: providers
+-- one row per provider: its current offers, what they cover, and how many snapshots its history keeps
+select provider, count(*) as offers, count(gpu_id) as mapped,
+       coalesce(max(observed_on) filter (where observed_date_known), max(observed_on)) as observed_on,
+       count(*) filter (where observed_date_known) = 0 as undated_only,
+       count(*) filter (where not observed_date_known) as undated,
+       string_agg(distinct snapshot_kind, ', ' order by snapshot_kind) as kinds,
+       string_agg(distinct currency, ', ' order by currency) as currencies,
+       string_agg(distinct market, ', ' order by market) as markets,
+       count(*) filter (where stale) as stale,
+       string_agg(distinct pricing_tier, ', ' order by pricing_tier) as tiers,
+       string_agg(distinct region, ', ' order by region) as regions,
+       (select count(distinct h.observed_on) from price_history as h where h.provider = o.provider) as snapshots
+from price_offers as o
+group by all
+order by provider;
+
+-- name: parameters
+-- the freshness and sample-size rules of the prices used
+select name, value from parameters where name in ('price_max_age_days', 'marketplace_min_sample');
+
+-- name: changes
+-- every offer added, removed, replaced, repriced or renamed between a provider's two latest snapshots
+select c.*, g.name
+from price_changes as c
+left join gpus as g using (gpu_id)
+where change in ('added', 'removed', 'replaced', 'repriced', 'renamed')
+order by provider, change, abs(change_pct) desc nulls last, offering, pricing_tier, region,
+         statistic, gpu_count, provider_gpu_name;
+
+-- name: change_counts
+-- per provider: the two snapshots compared and how many offers changed in each way
+select provider, max(previous_observed_on) as previous_on, max(current_observed_on) as current_on,
+       count(*) filter (where change = 'added') as added,
+       count(*) filter (where change = 'removed') as removed,
+       count(*) filter (where change = 'replaced') as replaced,
+       count(*) filter (where change = 'repriced') as repriced,
+       count(*) filter (where change = 'renamed') as renamed,
+       count(*) filter (where change = 'unchanged') as unchanged,
+       count(*) filter (where change = 'not compared') as not_compared
+from price_changes
+group by all
+order by provider;
+
+-- name: uncompared
+-- offers outside what one of the two snapshots covers, grouped with the reason
+select provider, pricing_tier, statistic, reason,
+       string_agg(distinct region, ', ' order by region) as regions,
+       max(coalesce(current_observed_on, previous_observed_on)) as listed_on, count(*) as n
+from price_changes
+where change = 'not compared'
+group by all
+order by all;

@@ -1,0 +1,32 @@
+"""Compare's page family: the GPU pickers from the gpus view, every name escaped; no database needed."""
+
+import pandas as pd
+
+from pipeline.render.compare import FAMILY, context
+
+HOSTILE = "<script>x</script> *a* |b"
+
+
+def page(gpus: pd.DataFrame) -> str:
+    return FAMILY.render("compare.md.j2", **context(gpus))
+
+
+def test_four_pickers_list_every_gpu():
+    text = page(pd.DataFrame({"gpu_id": ["nvidia-a100-sxm-80gb", "nvidia-h100-sxm-80gb"], "name": ["A100", "H100"]}))
+    assert text.startswith("---\nhide:\n  - toc\n---\n# Compare GPUs\n")
+    for i in range(4):
+        assert f'<label>GPU {i + 1} <select name="g{i}"><option value="">–</option>' in text
+    assert text.count('<option value="nvidia-h100-sxm-80gb">H100</option>') == 4
+    assert '<script src="../javascripts/compare.js" defer></script>' in text
+
+
+def test_gpu_names_are_escaped():
+    text = page(pd.DataFrame({"gpu_id": ['x"><script>'], "name": [HOSTILE]}))
+    assert "<script>x" not in text and '"><script>' not in text
+    assert "&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b" in text
+    assert 'value="x&quot;&gt;&lt;script&gt;"' in text
+
+
+def test_reads_public_views_only():
+    assert FAMILY.not_views() == set()
+    assert FAMILY.views == {"gpus"}

@@ -1,0 +1,150 @@
+"""The Measured-against-estimated family from hand-made query results: totals, accuracy per model and publication,
+calibrations and every measurement in their tables, text from the data escaped, queries over the public views only.
+No database, no build."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pipeline.render import measured as measurements
+
+HOSTILE = "<script>x</script> *a* |b"
+
+
+def df(**columns) -> pd.DataFrame:
+    return pd.DataFrame(columns)
+
+
+def frames(text: str = "Ada", serving: bool = True) -> dict[str, pd.DataFrame]:
+    gpus = ["g1", "g2", "g3", "g4"]
+    return {
+        "totals": df(n=[331], gpus=[23], publications=[6], above=[0], top=[0.891]),
+        # four GPUs for llama-2-7b q4_0 (ranked the same both ways), two for bf16 (too few to rank)
+        "accuracy_rows": df(
+            model_id=["llama-2-7b"] * 6,
+            format=["q4_0"] * 4 + ["bf16"] * 2,
+            gpu_id=gpus + gpus[:2],
+            measured=[100.0, 200.0, 300.0, 400.0, 50.0, 60.0],
+            expected=[110.0, 180.0, 330.0, 400.0, 55.0, 60.0],
+        ),
+        "calibration": df(
+            architecture=[text, "Hopper"],
+            decode_efficiency=[0.75, float("nan")],
+            overhead_us_per_layer=[2.5, 3.0],
+            calibration_scope=["architecture", "default"],
+            gpus_measured=[5, 0],
+            measurements=[120, 0],
+            median_measured_share_of_bound=[0.62, float("nan")],
+        ),
+        "by_family": df(architecture=[text], n=[120], gpus=[5], share=[0.62], err=[0.081], max_share=[0.89]),
+        "measurements": df(
+            model_id=["llama-2-7b"],
+            format=["q4_0"],
+            gpu_id=["nvidia-rtx-4090-pcie-24gb"],
+            gpu_name=[text],
+            gpu_count=[1],
+            split_mode=["layer"],
+            engine=["llama.cpp"],
+            prompt_tokens=[512],
+            generated_tokens=[128],
+            measured_tokens_per_s=[150.0],
+            bound_tokens_per_s=[200.0],
+            measured_share_of_bound=[0.75],
+            expected_tokens_per_s=[140.0],
+            expected_error=[-0.0667],
+            source_id=[text],
+            url=["https://example.org/a"],
+            title=[text],
+        ),
+        "serving_totals": df(
+            n=[40 if serving else 0], gpus=[3], publications=[4], above=[0], top=[0.55 if serving else None]
+        ),
+        "serving_calibration": df(
+            label=[text],
+            decode_efficiency=[0.7],
+            compute_efficiency=[0.5],
+            sequence_overhead_us=[1234.4],
+            calibrated=[True],
+            measurements=[30],
+            gpus_measured=[3],
+            held_out_median_abs_error=[0.21],
+        ),
+        "serving_rows": df(
+            snapshot_id=["snap"] * 3,
+            title=[text] * 3,
+            url=["https://example.org/s"] * 3,
+            engine_family=["vllm"] * 3,
+            gpu_id=gpus[:3],
+            measured=[100.0, 200.0, 300.0],
+            expected=[120.0, 190.0, 240.0],
+            measured_share_of_bound=[0.3, 0.4, 0.5],
+        ),
+        "serving_detail": df(
+            model_id=["llama-3.1-8b", "llama-3.1-70b"],
+            format=["fp8", "bf16"],
+            gpu_id=["nvidia-h100-sxm-80gb"] * 2,
+            gpu_name=[text] * 2,
+            engine=["vLLM"] * 2,
+            figures=[3, 2],
+            documents=[1, 1],
+            median_share=[0.4, float("nan")],
+            max_share=[0.5, float("nan")],
+            median_error=[0.1, float("nan")],
+            beyond=[0, 2],
+        ),
+    }
+
+
+def page(**kwargs) -> str:
+    return measurements.FAMILY.render("measured.md.j2", **measurements.context(**frames(**kwargs)))
+
+
+def test_figures_fill_the_page():
+    text = page()
+    assert text.startswith("# Measured against estimated\n")
+    assert (
+        "**331 published measurements on 23 GPUs from 6 publications; 0 above their bound** (the highest reaches 89%"
+        in text
+    )
+    # ranked over four GPUs: Spearman 1.00, |error| 10%, 10%, 10%, 0% (median 10%); two GPUs are too few
+    assert "| llama-2-7b | q4\\_0 | 4 | 1.00 | 10% |" in text
+    assert "| llama-2-7b | bf16 | 2 | – | – |" in text
+    assert "| llama-3-70b | q4\\_k\\_m | 0 | – | – |" in text
+    assert "| Ada | 75% | 2.5 | architecture | 5 | 120 | 62% |" in text
+    assert "| Hopper | – | 3 | default | 0 | 0 | – |" in text
+    assert "| Ada | 120 | 5 | 62% | 89% | 8% |" in text
+    assert (
+        "| llama-2-7b | q4\\_0 | [Ada](gpus/nvidia-rtx-4090-pcie-24gb.md) | 1 | layer | llama.cpp | 512 | 128 | 150 "
+        '| 200 | 75% | 140 | -7% | <a href="https://example.org/a" rel="nofollow noopener">Ada</a> |' in text
+    )
+    assert "**40 published serving figures (vLLM, SGLang, TensorRT-LLM) on 3 GPUs from 4 publications; 0 beyond" in text
+    assert "| Ada | 70% | 50% | 1,234 | fitted | 30 | 3 | 21% |" in text
+    # a '|' in a header is an entity, so the table keeps its seven columns
+    assert "| GPUs | Median &#124;expected ÷ measured − 1&#124; | Spearman ρ |" in text
+    assert "| vllm | 3 | 3 | 20% | 1.00 | 50% |"  # |error| 20%, 5%, 20% in text
+    assert "| 3 | 1 | 40% | 50% | 10% | none |" in text
+    assert "| 2 | 1 | – | – | – | **2** |" in text
+    assert text.count('<div class="atlas-sortable" markdown="1">') == 2
+
+
+def test_no_serving_figures_says_so():
+    text = page(serving=False)
+    assert "No published serving measurement is ingested yet." in text
+    assert "### By model, GPU and engine" not in text
+
+
+def test_text_from_the_data_is_escaped():
+    text = page(text=HOSTILE)
+    assert "<script>" not in text
+    assert "&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b" in text
+
+
+def test_queries_read_public_views_only():
+    assert measurements.FAMILY.not_views() == set()
+    assert measurements.FAMILY.views == {
+        "measured_vs_estimate",
+        "decode_calibration",
+        "serving_vs_estimate",
+        "serving_calibration",
+        "sources",
+    }

@@ -1,0 +1,160 @@
+"""The Planner's page family (pipeline/render/planner/): the page with the default question's options, the
+Planner's address and its JSON files, from hand-made rows (no database); text from data comes out escaped."""
+
+import json
+from types import SimpleNamespace
+
+import pandas as pd
+from markupsafe import Markup
+
+from pipeline.plan import Question
+from pipeline.render.planner import (
+    FAMILY,
+    OPTION_COLUMNS,
+    PLAN_VIEWS,
+    TOP,
+    context,
+    json_files,
+    plan_index,
+    question_url,
+    training_scenarios,
+    weights_label,
+)
+
+HOSTILE = "<script>x</script> *a* |b"
+Q = Question(model="llama-3.3-70b", users=50, input_tokens=2000, output_tokens=500, context=8192)
+
+
+def option(rank: int, **kw) -> dict:
+    row = {
+        "rank": rank,
+        "instance_gpus": 2,
+        "gpu_id": "nvidia-b200-sxm-180gb",
+        "gpu_name": "B200 SXM 180 GB",
+        "tensor_parallel": 2,
+        "replicas": 1,
+        "provider": "lambda",
+        "pricing_tier": "on-demand",
+        "usd_per_hour": 13.78,
+        "throughput_tokens_per_s_per_gpu": 348.2,
+        "expected_tokens_per_s_per_user": 14.04,
+        "ttft_s": 0.181,
+        "usd_per_million_input_tokens": 0.2401,
+        "usd_per_million_output_tokens": 4.5321,
+        "usd_per_million_tokens": 1.0981,
+        "observed_on": "2026-09-20",
+        "observed_date_known": True,
+    }
+    return row | kw
+
+
+def page(options: pd.DataFrame, weights: str = "FP8 weights", name: str = "Llama 3.3 70B Instruct") -> str:
+    models = pd.DataFrame({"model_id": ["llama-3.3-70b"], "name": [name]})
+    return FAMILY.render("planner.md.j2", **context(options, Q, models, weights))
+
+
+def test_page_shows_the_cheapest_options_of_the_default_question():
+    options = pd.DataFrame([option(i + 1) for i in range(TOP + 2)])
+    options.loc[1, ["instance_gpus", "tensor_parallel", "replicas"]] = [8, 4, 2]
+    text = page(options)
+    assert text.startswith("---\nhide:\n  - toc\n---\n# Planner\n")
+    assert (
+        '<label>Concurrent users <input name="users" type="number" min="1" max="4096" step="1" value="50" '
+        'inputmode="decimal"></label>'
+    ) in text
+    assert '<input name="min_user" type="number" min="0.1" max="10000" step="any" inputmode="decimal">' in text
+    assert (
+        "<strong>Llama 3.3 70B Instruct</strong>, serve, FP8 weights, BF16 KV cache, 50 concurrent users, 2,000 input "
+        "and 500 output tokens per request, context 8,192, on-demand prices: the 10 cheapest of 12 options.</p>"
+    ) in text
+    assert '<div class="atlas-plain" data-low="5,9,10,11" markdown="1">' in text
+    assert (
+        "| 1 | 2 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 2 | lambda | on-demand | $13.78 | 348 | 14.0 | "
+        '0.18 | $0.240 | $4.532 | $1.098 | <time class="atlas-age" datetime="2026-09-20">2026-09-20</time> |'
+    ) in text
+    assert "| 2 | 8 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 4 × 2 replicas |" in text
+    assert "| 11 |" not in text
+    assert (
+        "<code>gpu-atlas plan --model llama-3.3-70b --precision native --users 50 --input-tokens 2000 "
+        "--output-tokens 500 --context 8192</code>"
+    ) in text
+    assert text.endswith('<script src="../javascripts/planner.js" defer></script>\n')
+
+
+def test_no_option():
+    text = page(pd.DataFrame([option(1)]).iloc[:0])
+    assert "\nNo option fits.\n" in text and "| # | Machine |" not in text
+    assert "the 0 cheapest of 0 options" in text
+
+
+def test_text_from_data_is_escaped():
+    options = pd.DataFrame([option(1, gpu_name=HOSTILE, provider=HOSTILE, pricing_tier=HOSTILE)])
+    text = page(options, weights=weights_label(Q, {"llama-3.3-70b": HOSTILE}), name=HOSTILE)
+    assert "<script>" not in text
+    escaped = "&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b"
+    assert f"<strong>{escaped}</strong>" in text
+    assert f"[{escaped}](gpus/nvidia-b200-sxm-180gb.md) | TP 2 | {escaped} | {escaped} |" in text
+    assert "weights as the checkpoint ships them (&lt;SCRIPT&gt;X&lt;/SCRIPT&gt; \\*A\\* &#124;B)" in text
+
+
+def test_weights_label():
+    assert weights_label(Question(model="m", precision="fp8"), {}) == "FP8 weights"
+    assert weights_label(Question(model="m"), {"m": "mxfp4-moe"}) == "weights as the checkpoint ships them (MXFP4-MOE)"
+    assert weights_label(Question(model="m"), {}) == "weights as the checkpoint ships them (unknown)"
+
+
+def test_question_url_is_an_html_attribute_value():
+    url = question_url(Question(model="gpt-oss-120b", users=50, context=8192, min_tokens_per_user=30))
+    assert isinstance(url, Markup)
+    assert url == (
+        "planner/?model=gpt-oss-120b&amp;workload=serve&amp;precision=native&amp;kv=bf16&amp;context=8192&amp;"
+        "users=50&amp;input=2000&amp;output=500&amp;engine=vllm-sglang&amp;tier=on-demand&amp;min_user=30"
+    )
+    hostile = question_url(Question(model='x"><script>&', max_ttft_s=0.5), prefix="../")
+    assert hostile.startswith("../planner/?model=x%22%3E%3Cscript%3E%26&amp;workload=serve")
+    assert hostile.endswith("&amp;max_ttft=0.5") and "context" not in hostile
+
+
+def test_json_files():
+    models = pd.DataFrame(
+        {
+            "model_id": ["m"],
+            "name": [HOSTILE],
+            "params_b": [70.5537],
+            "active_params_b": [70.5537],
+            "max_context": [131072],
+            "status": ["current"],
+        }
+    )
+    scenarios = training_scenarios(["m"])
+    assert len(scenarios) == 12 and set(scenarios.workload) == {"full", "lora", "qlora", "pretrain"}
+    training = pd.DataFrame(
+        [
+            {c: None for c in OPTION_COLUMNS} | {"model_id": "m", "workload": "lora", "tier": t, "rank": r}
+            for t, r in (("on-demand", 1), (None, 1), (None, TOP + 1))
+        ]
+    )
+    training["usd_per_job"] = [12.345678, float("nan"), 1.0]
+    coefficients = {"gpus": pd.DataFrame({"gpu_id": ["a"], "memory_gb": [80.123456789]})}
+    parameters = [SimpleNamespace(name="bytes_fp8", value="1.0")]
+    files = json_files(coefficients, parameters, training, plan_index(models))
+    assert set(files) == {"api/v1/plan/coefficients.json", "api/v1/plan/training/m.json", "api/v1/plan/index.json"}
+    assert json.loads(files["api/v1/plan/coefficients.json"]) == {
+        "schema_version": 1,
+        "gpus": {"columns": ["gpu_id", "memory_gb"], "rows": [["a", 80.123456789]]},  # full precision
+        "parameters": {"bytes_fp8": 1.0},
+    }
+    doc = json.loads(files["api/v1/plan/training/m.json"])
+    assert doc["columns"] == OPTION_COLUMNS and set(doc["scenarios"]) == {"lora|on-demand", "lora|any"}
+    assert doc["scenarios"]["lora|on-demand"][0][OPTION_COLUMNS.index("usd_per_job")] == 12.35
+    assert len(doc["scenarios"]["lora|any"]) == 1  # beyond TOP left out
+    index = json.loads(files["api/v1/plan/index.json"])
+    assert index["models"] == [
+        {"model_id": "m", "name": HOSTILE, "params_b": 70.55, "max_context": 131072, "status": "current"}
+    ]
+
+
+def test_reads_public_views_only():
+    assert FAMILY.not_views() == set()
+    # the views pipeline/sql/plan/plan_options.sql reads count as the family's
+    assert {"rentable_machines", "serving_gpus", "training_calibration", "vram_fit"} <= PLAN_VIEWS <= FAMILY.views

@@ -1,0 +1,135 @@
+"""The Sources section (pipeline/render/sources/): Source list, Sources and conflicts, Coverage, rendered from
+hand-made query results (no database, no build)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pipeline.render.sources import FAMILY, context, conflicts_context, coverage_context
+
+HOSTILE = "<script>x</script> *a* |b"
+
+
+def assert_escaped(page: str) -> None:
+    assert "<script>" not in page
+    assert "&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b" in page
+
+
+def test_queries_read_public_views_only():
+    assert FAMILY.not_views() == set()
+    assert {"sources", "spec_claims", "gpus", "model_claims", "coverage", "unmapped_offers", "models"} <= FAMILY.views
+
+
+def test_sources_page():
+    sources = pd.DataFrame(
+        {
+            "kind": ["vendor_document", "article"],
+            "publisher": ["NVIDIA", HOSTILE],
+            "title": ["H100 datasheet", HOSTILE],
+            "url": ["https://nvidia.com/h100.pdf", "javascript:alert(1)"],
+            "accessed_on": ["2026-11-22", "2026-11-23"],
+            "published_on": [None, None],
+            "terms_url": ["https://www.nvidia.com/terms", None],
+            "terms_read_on": ["2026-11-25", None],
+            "terms_automated_collection": ["allowed", None],
+            "terms_republication": ["not-stated", None],
+            "terms_summary": ["Use with attribution.", None],
+            "file": ["sources/specs/h100.pdf", "sources/claims/a/claims.csv"],
+        }
+    )
+    kinds = pd.DataFrame({"source_kind": ["vendor_document", "curated_dataset"], "n": [3, 1]})
+    page = FAMILY.render("sources.md.j2", **context(sources, kinds))
+    assert page.startswith("---\nhide:")
+    assert "2 sources: every snapshot file" in page
+    assert "The 4 canonical figures come from:" in page
+    assert "| vendor document | 3 | 75% |" in page
+    assert "| curated dataset | 1 | 25% |" in page
+    assert '<a href="#terms-1">T1</a>: collection allowed, republication not-stated' in page
+    assert "nvidia.com/terms" in page
+    assert 'href="javascript' not in page
+    assert_escaped(page)
+
+
+def claims_frame(**overrides) -> pd.DataFrame:
+    rows = {
+        "gpu_id": ["nvidia-h100-sxm-80gb", "nvidia-h100-sxm-80gb", "amd-mi300x-oam-192gb"],
+        "name": ["H100 SXM 80 GB", "H100 SXM 80 GB", HOSTILE],
+        "classification": ["unexplained", "agrees", "agrees"],
+        "explanation": [HOSTILE, "matches the canonical figure", "matches the canonical figure"],
+        "quote": ["1,000 TFLOPS", "80GB", HOSTILE],
+        "canonical": ["989.4", None, "192.0"],
+        "metric": ["compute", "memory_size", "memory_size"],
+        "precision": ["fp16", None, None],
+        "url": ["https://blog.example/a", "https://blog.example/a", "ftp://x"],
+        "article": ["seed-000-nine-gpu-comparison", "seed-000-nine-gpu-comparison", "seed-001"],
+        "row_label": ["H100", "H100", HOSTILE],
+    }
+    rows.update(overrides)
+    return pd.DataFrame(rows)
+
+
+def test_conflicts_page():
+    figure_classes = pd.DataFrame({"classification": ["canonical", "agrees", HOSTILE], "n": [578, 166, 2]})
+    model_claims = pd.DataFrame(
+        {
+            "row_label": ["Llama 3 70B", HOSTILE],
+            "model_id": ["llama-3-70b", None],
+            "vram_gb_claimed": [140.0, 12.0],
+            "bf16_required_gb": [151.04, None],
+            "classification": ["matches weights only at bf16", "no model named"],
+            "matched_gb": [141.1, None],
+            "quote": ["Llama 3 70B | 70B | ~140GB", HOSTILE],
+        }
+    )
+    ctx = conflicts_context(claims_frame(), figure_classes, model_claims)
+    assert ctx["classes"] == [("agrees", 2), ("unexplained", 1)]
+    page = FAMILY.render("conflicts.md.j2", **ctx)
+    assert page.startswith("---\nhide:\n  - navigation\n  - toc\n---\n# Sources and conflicts\n")
+    assert "| agrees | 2 |\n| unexplained | 1 |" in page
+    assert "classified the same way: canonical 578, agrees 166, " in page
+    assert '<div class="atlas-sortable" data-low="3,4,5,6,7,8" markdown="1">' in page
+    assert (
+        "| [H100 SXM 80 GB](gpus/nvidia-h100-sxm-80gb.md) | **unexplained** | &lt;script&gt;x&lt;/script&gt; "
+        "\\*a\\* &#124;b | 1,000 TFLOPS | 989.4 | compute | fp16 | "
+        '<a href="https://blog.example/a" rel="nofollow noopener">seed-000-nine-gpu-comparison</a> | H100 |'
+    ) in page
+    assert "| 80GB |  | memory\\_size |  |" in page  # no canonical figure: an empty cell, as before
+    assert 'href="ftp' not in page
+    assert "| Llama 3 70B | llama-3-70b | 140 | 151 | **matches weights only at bf16** | 141 | " in page
+    assert "Llama 3 70B &#124; 70B &#124; ~140GB |" in page
+    assert "| 12 | – | **no model named** | – |" in page
+    assert_escaped(page)
+
+
+def test_coverage_page():
+    coverage = pd.DataFrame(
+        {
+            "gpu_id": ["nvidia-h800-pcie-80gb", "nvidia-h100-sxm-80gb"],
+            "name": [HOSTILE, "H100 SXM 80 GB"],
+            "missing_count": [2, 0],
+            "missing_figures": ["bf16_tflops, fp8_tflops", None],
+            "current_offers": [0, 16],
+        }
+    )
+    unmapped = pd.DataFrame(
+        {
+            "provider": ["akamai"],
+            "provider_gpu_name": [HOSTILE],
+            "gpu_memory_gb": [24.0],
+            "offers": [4],
+            "last_seen": ["2026-10-04"],
+        }
+    )
+    gaps = pd.DataFrame({"model_id": [HOSTILE], "missing": ["head_dim, max_context"]})
+    page = FAMILY.render("coverage.md.j2", **coverage_context(coverage, unmapped, gaps))
+    assert page.startswith("# Coverage\n")
+    assert '<div class="atlas-sortable" markdown="1">' in page
+    assert "| 2 | bf16\\_tflops, fp8\\_tflops | 0 |" in page
+    assert "| [H100 SXM 80 GB](gpus/nvidia-h100-sxm-80gb.md) | 0 | none | 16 |" in page
+    assert "| akamai | &lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b | 24 | 4 | 2026-10-04 |" in page
+    assert "| head\\_dim, max\\_context |" in page
+    assert_escaped(page)
+
+    empty = FAMILY.render("coverage.md.j2", **coverage_context(coverage, unmapped, gaps.iloc[:0]))
+    assert "## Model config fields missing\n\nNone.\n" in empty
+    assert "| Model | Missing fields |" not in empty

@@ -1,0 +1,54 @@
+"""Every page family reads the public views only, names its queries, and has a page asset whose dependencies are
+the tables behind those views."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.contract import VIEWS
+from pipeline.defs.render import family_assets, family_modules
+from pipeline.render.family import load_queries, relations
+from pipeline.steps import asset_of, view_reads
+
+MODULES = family_modules()
+
+
+def test_the_families_are_found():
+    names = {m.FAMILY.name for m in MODULES}
+    assert {"sources", "data", "own_or_rent"} <= names
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.FAMILY.name)
+def test_a_family_reads_only_public_views(module):
+    family = module.FAMILY
+    assert family.views, "a family reads at least one view"
+    assert family.not_views() == set()
+    assert family.views <= set(VIEWS)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.FAMILY.name)
+def test_a_family_has_a_described_template(module):
+    assert list(module.FAMILY.folder.glob("*.j2")), "its pages are templates"
+    assert (module.__doc__ or "").strip(), "its docstring describes the pages (the asset's description)"
+
+
+def test_a_family_asset_depends_on_the_tables_behind_its_views():
+    reads = view_reads()
+    for module, asset in zip(MODULES, family_assets):
+        expected = {asset_of(t) for v in module.FAMILY.views for t in reads[v]}
+        deps = {k.to_user_string() for k in asset.dependency_keys}
+        assert expected <= deps, module.FAMILY.name
+        assert "public_views" not in deps  # a price refresh re-renders only the families that read prices
+
+
+def test_relations_ignore_ctes_strings_and_comments(tmp_path):
+    sql = tmp_path / "queries.sql"
+    sql.write_text(
+        "-- name: a\n-- from core_gpus (a comment)\nwith x as (select * from gpus), y as (select 1)\n"
+        "select * from x join y on true join models using (model_id) where name = 'from core_models';\n"
+        "-- name: b\nselect * from core_price_offers;\n"
+    )
+    queries = load_queries(sql)
+    assert set(queries) == {"a", "b"}
+    assert relations(queries["a"]) == {"gpus", "models"}
+    assert relations(queries["b"]) == {"core_price_offers"}
