@@ -19,17 +19,10 @@ from pathlib import Path
 import httpx
 import yaml
 
-PRICE_COLUMNS = [
-    "offering",
-    "gpu_name",
-    "gpu_memory_gb",
-    "gpu_count",
-    "usd_per_hour",
-    "pricing_tier",
-    "statistic",
-    "region",
-    "note",
-]
+from .sources import KINDS
+
+# a fetched snapshot has the columns every price file must have (declared once, in the prices schema)
+PRICE_COLUMNS = list(KINDS["prices"].columns)
 
 
 class FetchError(RuntimeError):

@@ -46,8 +46,27 @@ def _opt_isin(values):
     return pa.Check(lambda s: s.isna() | s.isin(values), element_wise=False, error=f"must be empty or one of {values}")
 
 
-def _col(dtype, *checks, nullable=False, description="", unique=False):
-    return pa.Column(dtype, checks=list(checks), nullable=nullable, coerce=True, description=description, unique=unique)
+def _col(dtype, *checks, nullable=False, description="", unique=False, optional=False):
+    """A column of a source file; `optional`: a file may leave it out (the reader fills it with empty values)."""
+    return pa.Column(
+        dtype,
+        checks=list(checks),
+        nullable=nullable,
+        coerce=True,
+        description=description,
+        unique=unique,
+        metadata={"file": "optional"} if optional else None,
+    )
+
+
+def file_columns(schema: pa.DataFrameSchema) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The columns a source file of this schema has: (required, optional), in the schema's order. A column filled
+    from the file's sidecar (metadata file: sidecar) is neither."""
+    kinds = {name: (col.metadata or {}).get("file", "required") for name, col in schema.columns.items()}
+    return (
+        tuple(n for n, k in kinds.items() if k == "required"),
+        tuple(n for n, k in kinds.items() if k == "optional"),
+    )
 
 
 # ---------------------------------------------------------------- row-wise dataframe checks
@@ -337,16 +356,19 @@ def prices_schema() -> pa.DataFrameSchema:
             "region": _col(str),
             "note": _col(object, nullable=True),
             **{
-                name: pa.Column(dtype, checks=checks, nullable=True, coerce=True, required=False)
-                for name, dtype, checks in [
-                    ("currency", object, [_opt_isin(CURRENCIES)]),
-                    ("amount_per_hour", float, [pa.Check.gt(0, error="price must be > 0")]),
-                    ("host_usd_per_hour", float, [pa.Check.gt(0, error="host price must be > 0")]),
-                    ("sample_size", "Int64", [pa.Check.ge(1)]),
-                    ("price_basis", object, []),
-                    ("scope_regions", object, []),
-                    ("scope_tiers", object, []),
-                    ("scope_gpu_counts", object, []),
+                name: pa.Column(
+                    dtype, checks=checks, nullable=True, coerce=True, required=False, metadata={"file": where}
+                )
+                for name, dtype, checks, where in [
+                    ("currency", object, [_opt_isin(CURRENCIES)], "optional"),
+                    ("amount_per_hour", float, [pa.Check.gt(0, error="price must be > 0")], "optional"),
+                    ("host_usd_per_hour", float, [pa.Check.gt(0, error="host price must be > 0")], "optional"),
+                    ("sample_size", "Int64", [pa.Check.ge(1)], "optional"),
+                    # from the sidecar (sources.KINDS["prices"].sidecar_columns), checked against the rows
+                    ("price_basis", object, [], "sidecar"),
+                    ("scope_regions", object, [], "sidecar"),
+                    ("scope_tiers", object, [], "sidecar"),
+                    ("scope_gpu_counts", object, [], "sidecar"),
                 ]
             },
         },
@@ -393,8 +415,12 @@ def aliases_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
 
 
 def models_schema() -> pa.DataFrameSchema:
-    pos_int = lambda nullable=False: _col("Int64", pa.Check.gt(0), nullable=nullable)  # noqa: E731
-    flag = lambda nullable=False: _col(str, pa.Check.isin(["true", "false"]), nullable=nullable)  # noqa: E731
+    pos_int = lambda nullable=False, optional=False: _col(  # noqa: E731
+        "Int64", pa.Check.gt(0), nullable=nullable, optional=optional
+    )
+    flag = lambda nullable=False, optional=False: _col(  # noqa: E731
+        str, pa.Check.isin(["true", "false"]), nullable=nullable, optional=optional
+    )
     return pa.DataFrameSchema(
         {
             "model_id": _col(str, pa.Check.str_matches(SLUG), unique=True),
@@ -433,21 +459,21 @@ def models_schema() -> pa.DataFrameSchema:
             "params_note": _col(str, nullable=True),
             "document_id": _col(str),
             "params_document_id": _col(str),
-            "window_kind": _col(str, pa.Check.isin(["sliding", "chunked"]), nullable=True),
-            "attention_sinks": flag(True),
-            "linear_attention_layers": _col("Int64", pa.Check.ge(0), nullable=True),
-            "linear_key_heads": pos_int(True),
-            "linear_value_heads": pos_int(True),
-            "linear_key_head_dim": pos_int(True),
-            "linear_value_head_dim": pos_int(True),
-            "linear_conv_kernel": pos_int(True),
-            "index_n_heads": pos_int(True),
-            "index_head_dim": pos_int(True),
-            "index_topk": pos_int(True),
-            "mtp_layers": _col("Int64", pa.Check.ge(0), nullable=True),
-            "native_format": _col(str, pa.Check.isin(NATIVE_FORMATS), nullable=True),
-            "status": _col(str, pa.Check.isin(MODEL_STATUSES), nullable=True),
-            "superseded_by": _col(str, pa.Check.str_matches(SLUG), nullable=True),
+            "window_kind": _col(str, pa.Check.isin(["sliding", "chunked"]), nullable=True, optional=True),
+            "attention_sinks": flag(True, optional=True),
+            "linear_attention_layers": _col("Int64", pa.Check.ge(0), nullable=True, optional=True),
+            "linear_key_heads": pos_int(True, optional=True),
+            "linear_value_heads": pos_int(True, optional=True),
+            "linear_key_head_dim": pos_int(True, optional=True),
+            "linear_value_head_dim": pos_int(True, optional=True),
+            "linear_conv_kernel": pos_int(True, optional=True),
+            "index_n_heads": pos_int(True, optional=True),
+            "index_head_dim": pos_int(True, optional=True),
+            "index_topk": pos_int(True, optional=True),
+            "mtp_layers": _col("Int64", pa.Check.ge(0), nullable=True, optional=True),
+            "native_format": _col(str, pa.Check.isin(NATIVE_FORMATS), nullable=True, optional=True),
+            "status": _col(str, pa.Check.isin(MODEL_STATUSES), nullable=True, optional=True),
+            "superseded_by": _col(str, pa.Check.str_matches(SLUG), nullable=True, optional=True),
         },
         checks=[
             pa.Check(

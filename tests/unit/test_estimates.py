@@ -8,9 +8,9 @@ import pytest
 
 from pipeline import steps
 from pipeline.db import create_table_from_frame, create_table_from_sql
-from pipeline.sources import MODEL_COLUMNS, MODEL_OPTIONAL
+from pipeline.sources import KINDS
 
-RAW_MODEL_COLUMNS = MODEL_COLUMNS + MODEL_OPTIONAL
+RAW_MODEL_COLUMNS = KINDS["models"].columns + KINDS["models"].optional
 
 
 def model(

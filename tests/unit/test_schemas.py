@@ -146,9 +146,9 @@ def test_alias_to_unknown_gpu_is_rejected():
 
 
 def test_model_shape_rules():
-    from pipeline.sources import MODEL_COLUMNS, MODEL_OPTIONAL
+    from pipeline.sources import KINDS
 
-    columns = MODEL_COLUMNS + MODEL_OPTIONAL
+    columns = KINDS["models"].columns + KINDS["models"].optional
     base = dict.fromkeys(columns)
     base.update(
         model_id="m",
@@ -225,3 +225,22 @@ def test_a_price_sidecar_states_its_market_and_an_upper_date_only_when_undated()
     assert problems == []
     _, problems = price_sidecar_facts({**base, "scope": "partial", "covers": {"gpu_counts": [0]}}, "side.yml")
     assert [p.column for p in problems] == ["covers.gpu_counts"]
+
+
+def test_every_file_column_is_declared_once_in_its_schema_and_documented():
+    """A source file's columns come from its pandera schema alone; sources/README.md documents each of them, and a
+    column the schema marks as coming from the sidecar is one the reader puts there."""
+    from pathlib import Path
+
+    from pipeline.schemas import RAW_SCHEMAS
+    from pipeline.sources import KINDS
+
+    readme = (Path(__file__).parents[2] / "sources" / "README.md").read_text(encoding="utf-8")
+    assert set(KINDS) == set(RAW_SCHEMAS)
+    for kind in KINDS.values():
+        assert kind.columns, kind.name
+        undocumented = [c for c in kind.columns + kind.optional if f"`{c}`" not in readme]
+        assert undocumented == [], kind.name
+        schema = RAW_SCHEMAS[kind.name]()
+        from_sidecar = {n for n, c in schema.columns.items() if (c.metadata or {}).get("file") == "sidecar"}
+        assert from_sidecar <= set(kind.sidecar_columns), kind.name
