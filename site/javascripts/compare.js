@@ -7,10 +7,7 @@
   var out = document.getElementById("compare-out");
   var selects = Array.prototype.slice.call(form.querySelectorAll("select"));
 
-  function fmt(n, digits) {
-    if (n === null || n === undefined) return "–";
-    return Number(n).toLocaleString("en-US", { maximumFractionDigits: digits || 0 });
-  }
+  var fmt = window.Atlas.fmt;
 
   var ROWS = [
     ["Memory (GB)", function (g) { return g.memory_gb; }, "max"],
@@ -115,8 +112,7 @@
       "Bold: the best of the row. Prices: the price every page uses for the tier (current, like for like, mainland-China offers apart), with its provider and date. Speeds: the expected figure is bolded; the bound is what the memory and compute allow, never reached.";
   }
 
-  Promise.all([fetch(api + "gpus.json").then(function (r) { return r.json(); }),
-               fetch(api + "fits.json").then(function (r) { return r.json(); })]).then(function (res) {
+  Promise.all([window.Atlas.getJSON(api + "gpus.json"), window.Atlas.getJSON(api + "fits.json")]).then(function (res) {
     var all = {};
     res[0].gpus.forEach(function (g) { all[g.gpu_id] = g; });
     var fits = res[1].largest_model_on_one_gpu;

@@ -54,11 +54,11 @@
     wrap.firstChild.appendChild(table);
   }
 
-  fetch(form.getAttribute("data-src")).then(function (r) { return r.json(); }).then(function (data) {
+  window.Atlas.getJSON(form.getAttribute("data-src")).then(function (data) {
     fill(form.model, data.models.map(function (m) { return m.model_id; }),
-         data.models.map(function (m) { return (m.name || m.model_id) + " (" + m.params_b.toLocaleString("en-US") + " B parameters)"; }));
+         data.models.map(function (m) { return (m.name || m.model_id) + " (" + window.Atlas.fmt(m.params_b, 3) + " B parameters)"; }));
     fill(form.precision, data.precisions, data.precisions.map(function (p) { return p.toUpperCase(); }));
-    fill(form.context, data.contexts, data.contexts.map(function (c) { return c.toLocaleString("en-US"); }));
+    fill(form.context, data.contexts, data.contexts.map(function (c) { return window.Atlas.fmt(c); }));
     form.model.value = data["default"].model;
     form.precision.value = data["default"].precision;
     form.context.value = String(data["default"].context);

@@ -10,16 +10,7 @@
   var P = data.parameters;
   var HOURS = P.hours_per_year || 8760;
 
-  function el(tag, attrs, text) {
-    var e = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
-    if (text !== undefined && text !== null) e.textContent = text;
-    return e;
-  }
-  function money(n, digits) {
-    if (n === null || !isFinite(n)) return "–";
-    return "$" + n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  }
+  var el = window.Atlas.el, money = window.Atlas.money;
   function num(v) { var n = parseFloat(v); return isFinite(n) ? n : null; }
 
   // one owned item: every hour pays amortisation and hosting; a busy hour also pays power
@@ -143,7 +134,7 @@
     var body = t.createTBody();
     list.forEach(function (r) {
       var tr = body.insertRow();
-      [r[0], r[1].toUpperCase(), String(r[2]), r[3] === null ? "–" : r[3].toLocaleString("en-US")].forEach(function (v) {
+      [r[0], r[1].toUpperCase(), String(r[2]), window.Atlas.fmt(r[3], 3)].forEach(function (v) {
         tr.appendChild(el("td", {}, v));
       });
     });
@@ -152,5 +143,5 @@
     out2.setAttribute("data-ready", "true");
   }
   owned2.addEventListener("change", function () { if (runs) show(); });
-  fetch(owned2.getAttribute("data-src")).then(function (r) { return r.json(); }).then(function (d) { runs = d; show(); });
+  window.Atlas.getJSON(owned2.getAttribute("data-src")).then(function (d) { runs = d; show(); });
 })();

@@ -16,19 +16,7 @@
   var LABELS = { users: "Concurrent users", input: "Input tokens", output: "Output tokens", context: "Context tokens",
                  min_user: "Tokens/s per user", max_ttft: "Seconds to first token", tokens: "Training tokens (billions)" };
 
-  function el(tag, attrs, text) {
-    var e = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
-    if (text !== undefined && text !== null) e.textContent = text;
-    return e;
-  }
-  function fmt(n, digits) {
-    if (n === null || n === undefined || !isFinite(n)) return "–";
-    var d = digits === undefined ? 0 : digits;
-    return Number(n).toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-  }
-  function money(n, digits) { return n === null || n === undefined ? "–" : "$" + fmt(n, digits); }
-  function plural(n, one, many) { return fmt(n) + " " + (n === 1 ? one : many); }
+  var el = window.Atlas.el, fmt = window.Atlas.fixed, money = window.Atlas.money, plural = window.Atlas.plural;
   function fill(select, values) {  // values: [[value, label], ...]
     var current = select.value;
     select.innerHTML = "";
@@ -341,8 +329,8 @@
   }
 
   Promise.all([
-    fetch(api + "index.json").then(function (r) { return r.json(); }),
-    fetch(api + "coefficients.json").then(function (r) { return r.json(); })
+    window.Atlas.getJSON(api + "index.json"),
+    window.Atlas.getJSON(api + "coefficients.json")
   ]).then(function (loaded) {
     index = loaded[0];
     model = new window.AtlasPlannerModel.Model(loaded[1]);

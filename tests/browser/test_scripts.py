@@ -1,0 +1,191 @@
+"""The page scripts on small fixture pages and JSON, without a built site: the shared helpers (atlas.js), price
+ages, sortable tables, the VRAM-fit explorer and Compare. The end-to-end browser tests cover them on the real site."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from browsing import serving
+
+SCRIPTS = Path(__file__).parents[2] / "site" / "javascripts"
+
+
+def page_html(body: str, *scripts: str) -> str:
+    tags = "".join(f'<script src="../javascripts/{s}" defer></script>' for s in ("atlas.js", *scripts))
+    return f'<!doctype html><html lang="en"><head><meta charset="utf-8">{tags}</head><body>{body}</body></html>'
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory):
+    """A folder served over HTTP: the site's scripts as they are, fixture pages under p/, JSON under data/."""
+    root = tmp_path_factory.mktemp("scripts")
+    shutil.copytree(SCRIPTS, root / "javascripts")
+    (root / "p").mkdir()
+    (root / "data").mkdir()
+    with serving(root) as url:
+        yield root, url
+
+
+def open_page(browser, fixtures, name: str, html: str, data: dict | None = None, query: str = ""):
+    root, url = fixtures
+    (root / "p" / name).write_text(html, encoding="utf-8")
+    for file, value in (data or {}).items():
+        (root / "data" / file).write_text(json.dumps(value), encoding="utf-8")
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{url}p/{name}{query}", wait_until="networkidle")
+    return page, errors
+
+
+def test_the_shared_helpers_format_numbers_and_money_as_the_pages_do(browser, fixtures):
+    page, errors = open_page(browser, fixtures, "atlas.html", page_html("<p>x</p>"))
+    got = page.evaluate(
+        """() => {
+        const A = window.Atlas;
+        return [A.fmt(1234.5678, 1), A.fmt(null), A.fmt(NaN), A.fixed(2.5, 2), A.money(13.784, 2), A.money(undefined),
+                A.plural(1, "GPU", "GPUs"), A.plural(1200, "user", "users"), A.el("b", {"data-x": "1"}, "<i>x</i>").outerHTML];
+    }"""
+    )
+    assert got == [
+        "1,234.6",
+        "–",
+        "–",
+        "2.50",
+        "$13.78",
+        "–",
+        "1 GPU",
+        "1,200 users",
+        '<b data-x="1">&lt;i&gt;x&lt;/i&gt;</b>',
+    ]
+    message = page.evaluate("() => window.Atlas.getJSON('../data/missing.json').then(() => 'read', e => e.message)")
+    assert message.endswith("missing.json: HTTP 404")
+    assert errors == []
+    page.close()
+
+
+def test_price_ages_count_days_in_the_browser(browser, fixtures):
+    three_days_ago = (dt.date.today() - dt.timedelta(days=3)).isoformat()
+    body = f'<time class="atlas-age" datetime="{three_days_ago}">{three_days_ago}</time><time class="atlas-age" datetime="bad">bad</time>'
+    page, errors = open_page(browser, fixtures, "ages.html", page_html(body, "ages.js"))
+    texts = page.eval_on_selector_all("time", "ts => ts.map(t => t.textContent)")
+    assert texts[0] == f"{three_days_ago} · 3 days ago" and texts[1] == "bad"
+    assert errors == []
+    page.close()
+
+
+def test_a_sortable_table_sorts_numbers_numerically_and_keeps_missing_values_last(browser, fixtures):
+    rows = "".join(
+        f"<tr><td>{name}</td><td>{price}</td></tr>"
+        for name, price in [("a", "$10.5"), ("b", "–"), ("c", "$9"), ("d", "$100")]
+    )
+    body = f'<div class="atlas-sortable"><table><thead><tr><th>GPU</th><th>Price</th></tr></thead><tbody>{rows}</tbody></table></div>'
+    page, errors = open_page(browser, fixtures, "sort.html", page_html(body, "tablesort.js"))
+    page.click("th:nth-child(2)")
+    first = page.eval_on_selector_all("tbody tr td:first-child", "tds => tds.map(t => t.textContent)")
+    assert first == ["c", "a", "d", "b"]
+    page.click("th:nth-child(2)")
+    first = page.eval_on_selector_all("tbody tr td:first-child", "tds => tds.map(t => t.textContent)")
+    assert first[:3] == ["d", "a", "c"] and first[-1] == "b"
+    assert errors == []
+    page.close()
+
+
+EXPLORER = {
+    "default": {"model": "m-70b", "precision": "fp8", "context": 4096},
+    "models": [{"model_id": "m-70b", "name": "Model <b>70B</b>", "params_b": 70.6}],
+    "precisions": ["bf16", "fp8"],
+    "contexts": [4096, 32768],
+    "gpus": [
+        {"gpu_id": "big", "name": "Big 141 GB", "usable_gb": 134.2},
+        {"gpu_id": "small", "name": "Small 24 GB", "usable_gb": 22.8},
+    ],
+    "required": {"m-70b|fp8|4096": [75.2, 70.6, 1.34], "m-70b|bf16|4096": [145.0, 141.2, 1.34]},
+}
+
+
+def test_the_fit_explorer_counts_gpus_for_the_chosen_setting(browser, fixtures):
+    body = (
+        '<form id="fit-form" data-src="../data/explorer.json"><select name="model"></select>'
+        '<select name="precision"></select><select name="context"></select></form><div id="fit-out"></div>'
+    )
+    page, errors = open_page(
+        browser, fixtures, "fit.html", page_html(body, "fitexplorer.js"), {"explorer.json": EXPLORER}
+    )
+    page.wait_for_selector("#fit-out[data-ready]")
+    cells = page.eval_on_selector_all(
+        "#fit-out tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent.trim()))"
+    )
+    assert cells == [["Big 141 GB", "134.2", "1 (fits on one)"], ["Small 24 GB", "22.8", "4"]]
+    assert page.inner_text("select[name=model] option") == "Model <b>70B</b> (70.6 B parameters)"  # text, not HTML
+    page.select_option("select[name=precision]", "bf16")
+    assert page.inner_text("#fit-out tbody tr:first-child td:last-child").strip() == "2"
+    page.select_option("select[name=context]", "32768")
+    assert "No requirement computed" in page.inner_text("#fit-out")
+    assert errors == []
+    page.close()
+
+
+def gpu(gpu_id: str, name: str, memory: float, price: float | None) -> dict:
+    cheapest = (
+        []
+        if price is None
+        else [
+            {
+                "pricing_tier": "on-demand",
+                "usd_per_gpu_hour": price,
+                "provider": "p<1>",
+                "observed_on": "2026-11-01",
+                "observed_date_known": True,
+                "term": None,
+            }
+        ]
+    )
+    fields = (
+        "memory_bandwidth_gbs",
+        "bf16_tflops",
+        "fp8_tflops",
+        "fp4_tflops",
+        "int8_tops",
+        "fp32_tflops",
+        "tdp_w",
+        "interconnect_gbs",
+        "architecture",
+        "form_factor",
+        "release_year",
+        "launch_price_usd",
+    )
+    return {"gpu_id": gpu_id, "name": name, "memory_gb": memory, **dict.fromkeys(fields), "cheapest": cheapest}
+
+
+def test_compare_puts_the_chosen_gpus_side_by_side_and_keeps_them_in_the_address(browser, fixtures):
+    gpus = {"schema_version": 1, "gpus": [gpu("a", "GPU A", 80, 2.5), gpu("b", "GPU B", 141, None)]}
+    fits = {"schema_version": 1, "largest_model_on_one_gpu": {}}
+    options = '<option value="">–</option><option value="a">GPU A</option><option value="b">GPU B</option>'
+    body = (
+        '<form id="compare-form" data-api="../data/">'
+        + "".join(f'<select name="g{i}">{options}</select>' for i in range(4))
+        + '</form><div id="compare-out"></div>'
+    )
+    page, errors = open_page(
+        browser,
+        fixtures,
+        "compare.html",
+        page_html(body, "compare.js"),
+        {"gpus.json": gpus, "fits.json": fits},
+        "?gpus=a,b",
+    )
+    page.wait_for_selector("#compare-out table")
+    text = page.inner_text("#compare-out")
+    assert "GPU A" in text and "GPU B" in text
+    assert "$2.5 (p<1>, 2026-11-01)" in text  # the price with its provider (text, never markup) and date
+    assert page.inner_text("#compare-out tbody tr:first-child").split("\t")[1:] == ["80", "141"]
+    page.select_option("select[name=g1]", "")
+    assert "Choose at least two GPUs." in page.inner_text("#compare-out")
+    assert "gpus=a" in page.url and "b" not in page.url.split("gpus=")[1]
+    assert errors == []
+    page.close()
