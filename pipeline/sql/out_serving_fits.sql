@@ -21,15 +21,12 @@ grid as (
          lateral (select bw / 100.0 as e_bw, fl / 100.0 as e_fl)
 ),
 
-held as (
-    select distinct engine_family, model_kind, gpu_id as held_out_gpu_id from obs
-    union all
-    select distinct engine_family, model_kind, null from obs
-),
-
-errors as (
+-- each GPU's error at every grid point, computed once; a fit without a GPU is then the group's total less that GPU's
+-- share (evaluating the serving model once per observation and grid point, not once per held-out set as well).
+-- Errors are rounded to 1e-9 so that grid points whose errors are equal stay equal whatever the summing order.
+per_gpu as (
     select
-        h.engine_family, h.model_kind, h.held_out_gpu_id, gr.e_bw, gr.e_fl, gr.c_us,
+        o.engine_family, o.model_kind, o.gpu_id, gr.e_bw, gr.e_fl, gr.c_us,
         sum(abs(ln(least(o.bound,
             o.output_tokens * serve_requests_per_s(o.u_expected, o.output_tokens,
                 serve_step_s(o.read_gb_expected, o.u_expected, o.active_params_b, o.gpus_per_replica,
@@ -38,13 +35,29 @@ errors as (
                 serve_prefill_s(o.input_tokens, o.active_params_b, o.gpus_per_replica, o.compute_tflops,
                                 param('prefill_mfu')))
             / o.gpus_per_replica) / o.measured))) as abs_log_error,
-        count(*) as measurements,
-        count(distinct o.gpu_id) as gpus
-    from held as h
-    join obs as o on o.engine_family = h.engine_family and o.model_kind = h.model_kind
-        and o.gpu_id is distinct from h.held_out_gpu_id
+        count(*) as measurements
+    from obs as o
     cross join grid as gr
     group by all
+),
+
+totals as (
+    select engine_family, model_kind, e_bw, e_fl, c_us, sum(abs_log_error) as abs_log_error,
+           sum(measurements) as measurements, count(*) as gpus
+    from per_gpu
+    group by all
+),
+
+errors as (
+    select engine_family, model_kind, null::varchar as held_out_gpu_id, e_bw, e_fl, c_us,
+           round(abs_log_error, 9) as abs_log_error, measurements, gpus
+    from totals
+    union all
+    select p.engine_family, p.model_kind, p.gpu_id, p.e_bw, p.e_fl, p.c_us,
+           round(t.abs_log_error - p.abs_log_error, 9), t.measurements - p.measurements, t.gpus - 1
+    from per_gpu as p
+    join totals as t using (engine_family, model_kind, e_bw, e_fl, c_us)
+    where t.measurements > p.measurements
 )
 
 -- the best triple; among equal errors the smallest overhead and the higher efficiencies (the faster expectation)
