@@ -1,7 +1,7 @@
 """Find source snapshots, check their provenance sidecars, and read them as they are.
 
 Reading attaches where every row came from (file, line, source id) and nothing else: no cleaning, no type
-conversion. Typing and rules belong to the schemas (`schemas.py`) and the SQL stage. The parts, each importing
+conversion. Typing and rules belong to the schemas (`pipeline/schemas/`) and the SQL stage. The parts, each importing
 only those before it: `kinds` (what a source is), `files` (bytes, dates, URLs), `terms` (terms of use),
 `sidecars` (provenance), `read` (finding and reading the files of a kind).
 """

@@ -97,7 +97,7 @@ TERMS_REQUIRED = True
 @dataclass(frozen=True)
 class SourceKind:
     """One kind of source file: where it lives, and its columns, read from its pandera schema
-    (`pipeline/schemas.py`, the one place a file's columns are declared)."""
+    (`pipeline/schemas/`, the one place a file's columns are declared)."""
 
     name: str  # raw table suffix, e.g. "prices" -> raw_prices
     pattern: str  # glob under sources/

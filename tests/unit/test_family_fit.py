@@ -32,7 +32,7 @@ def fit_context() -> dict:
         {"model_id": ["llama-3.3-70b", "evil"], "name": ["Llama 3.3 70B", HOSTILE], "params_b": [70.55, 1.04]}
     )
     gpus = pd.DataFrame({"gpu_id": ["h100"], "name": [HOSTILE], "memory_gb": [80.0], "usable_gb": [80.0 * 0.95]})
-    params = [Param("inference_contexts", "[4096.0, 32768.0]")]
+    params = [Param("inference_contexts", "[4096.0, 32768.0]"), Param("reference_model", "llama-3.3-70b")]
     required = pd.DataFrame(
         {
             "key": ["llama-3.3-70b|fp8|4096", "evil|fp8|32768"],

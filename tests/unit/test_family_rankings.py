@@ -15,6 +15,8 @@ PARAMETERS = [
     SimpleNamespace(name="reference_context", value="4096.0"),
     SimpleNamespace(name="training_calibration_min_context", value="2048.0"),
     SimpleNamespace(name="training_calibration_max_context", value="8192.0"),
+    SimpleNamespace(name="finetune_tokens", value="1000000000.0"),
+    SimpleNamespace(name="reference_training_model", value="llama-3.1-8b"),
 ]
 
 
@@ -112,6 +114,7 @@ def test_training_page_finetune_and_calibration():
             "tokens_per_s_per_gpu": [1121.4, 78.1],
             "finetune_hours": [31.0, None],
             "finetune_usd": [2500.4, None],
+            "model_name": ["Llama 3.1 8B", "Llama 3.1 8B"],
         }
     )
     measured, checks = calibration_frames([3, 1])
@@ -150,7 +153,16 @@ def test_training_page_without_runs():
     measured, checks = calibration_frames([])
     comps = ["bandwidth", "interconnect"]
     finetune = pd.DataFrame(
-        columns=["gpu_id", "name", "method", "gpus_needed", "tokens_per_s_per_gpu", "finetune_hours", "finetune_usd"]
+        columns=[
+            "gpu_id",
+            "name",
+            "method",
+            "gpus_needed",
+            "tokens_per_s_per_gpu",
+            "finetune_hours",
+            "finetune_usd",
+            "model_name",
+        ]
     )
     ctx = context(
         "training",

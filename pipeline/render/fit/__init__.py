@@ -22,7 +22,6 @@ HEATMAPS = [
     ("heat_full", "full fine-tune, mixed-precision AdamW, selective recomputation"),
 ]
 PRECISIONS = ["fp32", "bf16", "fp8", "int8", "int4"]
-DEFAULT_MODEL = "llama-3.3-70b"
 
 
 def _rounded(value, digits: int):
@@ -34,9 +33,10 @@ def context(
     models: pd.DataFrame, gpus: pd.DataFrame, params, required: pd.DataFrame, heats: list[pd.DataFrame]
 ) -> dict:
     """The page's headings and chart specs, and `files`: {path: JSON text} of the explorer and each heatmap."""
-    contexts = [int(c) for c in json.loads(param_values(params)["inference_contexts"])]
+    values = param_values(params)
+    contexts = [int(c) for c in json.loads(values["inference_contexts"])]
     explorer = {
-        "default": {"model": DEFAULT_MODEL, "precision": "fp8", "context": contexts[0]},
+        "default": {"model": values["reference_model"], "precision": "fp8", "context": contexts[0]},
         "models": [
             {"model_id": m.model_id, "name": m.name, "params_b": _rounded(m.params_b, 1)} for m in models.itertuples()
         ],

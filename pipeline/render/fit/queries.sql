@@ -13,8 +13,8 @@ where memory_gb is not null
 order by memory_gb desc, gpu_id;
 
 -- name: parameters
--- the contexts the explorer offers
-select name, value from parameters where name = 'inference_contexts';
+-- the contexts the explorer offers, and the model it opens on (the inference ranking's reference model)
+select name, value from parameters where name in ('inference_contexts', 'reference_model');
 
 -- name: required
 -- the explorer's memory per model, weight format and context (inference, batch 1, KV cache BF16), keyed

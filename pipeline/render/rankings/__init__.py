@@ -87,6 +87,10 @@ def context(
         }
     else:
         ctx["finetune"] = list(finetune.itertuples(index=False))
+        ctx["finetune_model"] = (
+            finetune["model_name"].iloc[0] if len(finetune) else params.get("reference_training_model")
+        )
+        ctx["finetune_billions"] = params["finetune_tokens"] / 1e9
         ctx["calibration"] = {
             **calibration(measured, line, checks),
             "min_context": int(params["training_calibration_min_context"]),

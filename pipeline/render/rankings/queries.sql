@@ -16,7 +16,7 @@ select * from ranking_weights where workload = ?;
 -- the parameters the pages print: the reference model, its serving batch and context, the calibration's sequences
 select name, value
 from parameters
-where name in ('reference_model', 'serving_batch', 'reference_context',
+where name in ('reference_model', 'serving_batch', 'reference_context', 'finetune_tokens',
                'training_calibration_min_context', 'training_calibration_max_context');
 
 -- name: serving
@@ -28,11 +28,12 @@ where model_id = (select value from parameters where name = 'reference_model')
 order by all;
 
 -- name: finetune
--- fine-tuning Llama 3.1 8B on every GPU by method, cheapest first
-select t.*, g.name
+-- fine-tuning the reference training model (parameter reference_training_model) on every GPU by method, cheapest first
+select t.*, g.name, m.name as model_name
 from training_estimates as t
 join gpus as g using (gpu_id)
-where model_id = 'llama-3.1-8b'
+join models as m using (model_id)
+where t.model_id = (select value from parameters where name = 'reference_training_model')
 order by finetune_usd nulls last, gpu_id, method;
 
 -- name: calibration
