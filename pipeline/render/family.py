@@ -73,7 +73,21 @@ def _safe(fn):
 
 FORMATTERS = {
     name: _safe(getattr(md, name))
-    for name in ("num", "fixed", "money", "age", "seen", "plural", "link", "url_link", "chart", "table", "esc")
+    for name in (
+        "num",
+        "fixed",
+        "money",
+        "percent",
+        "signed_percent",
+        "age",
+        "seen",
+        "plural",
+        "link",
+        "url_link",
+        "chart",
+        "table",
+        "esc",
+    )
 }
 
 
@@ -130,6 +144,7 @@ class Family:
             keep_trailing_newline=True,
         )
         self.env.globals.update(FORMATTERS, gpu_link=gpu_link, breakable=breakable, code=code, prose=prose)
+        self.env.tests["known"] = md.known  # {% if x is known %}: neither missing nor empty
         self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:

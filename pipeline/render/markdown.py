@@ -78,6 +78,23 @@ def seen(observed_on, date_known=True) -> str:
     return age(observed_on)
 
 
+def percent(value, digits: int = 0) -> str:
+    """A share as a percentage: 0.412 -> '41%' (digits after the point); '–' when missing."""
+    return "–" if _missing(value) else f"{value:.{digits}%}"
+
+
+def signed_percent(value) -> str:
+    """An error as a signed percentage ('+12%', '-8%'), a very large one as a factor ('+15×'); '–' when missing."""
+    if _missing(value):
+        return "–"
+    return f"{value:+.0%}" if abs(value) < 10 else f"{value:+,.0f}×"
+
+
+def known(value) -> bool:
+    """A value to show: neither missing (None, NaN, NA) nor empty text."""
+    return not _missing(value) and value != ""
+
+
 def plural(n: int, one: str, many: str) -> str:
     """'1 GPU', '2 GPUs', '1,024 users'."""
     return f"{n:,} {one if n == 1 else many}"

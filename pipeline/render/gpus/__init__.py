@@ -13,8 +13,10 @@ from markupsafe import Markup
 from .. import charts
 from ..family import Family
 from ..labels import KIND_LABELS, STATISTIC_MARKS
+from ..prices import FAMILY as PRICES
 
-FAMILY = Family(__file__)
+# the price used per GPU and tier is the Prices page's query (one definition of its order), read from price_picks
+FAMILY = Family(__file__, reads={"price_picks"})
 
 # the GPU index's figure columns, those that decide first: (column, title, unit)
 INDEX_COLUMNS = [
@@ -35,16 +37,6 @@ INDEX_COLUMNS = [
 SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title in the tooltip)
 # the words every GPU page shares (STATISTIC_MARKS is our own Markdown: its *median* and *minimum* in italics)
 PAGE_WORDS = {"kind_labels": KIND_LABELS, "statistic_marks": Markup(STATISTIC_MARKS), "source_chars": SOURCE_CHARS}
-
-
-def known(value) -> bool:
-    """A value to show: neither missing (None, NaN, NA) nor empty text."""
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
-        return False
-    return value != ""
-
-
-FAMILY.env.tests["known"] = known
 
 
 def index_context(gpus: pd.DataFrame) -> dict:
@@ -139,12 +131,10 @@ def pages_context(
 
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     index = index_context(FAMILY.frame(con, "gpu_index"))
-    pages = pages_context(
-        *(
-            FAMILY.frame(con, name)
-            for name in ("gpus", "claims", "offers", "history", "rankings", "picks", "serving", "fits")
-        )
-    )
+    frames = {name: FAMILY.frame(con, name) for name in ("gpus", "claims", "offers", "history", "rankings")}
+    frames["picks"] = PRICES.frame(con, "picks")
+    frames.update({name: FAMILY.frame(con, name) for name in ("serving", "fits")})
+    pages = pages_context(*frames.values())
     out = {"gpus/index.md": FAMILY.render("index.md.j2", **index)}
     out.update({f"gpus/{gpu_id}.md": FAMILY.render("gpu.md.j2", **page) for gpu_id, page in pages.items()})
     return out

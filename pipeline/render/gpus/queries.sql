@@ -43,16 +43,6 @@ order by observed_on, provider, offering, pricing_tier, statistic, region;
 -- each GPU's rank and score per workload
 select * from rankings order by workload, gpu_id;
 
--- name: picks
--- the price used per GPU and pick, with the GPU's name (global picks before China-mainland ones, tiers in order)
-select p.*, g.name
-from price_picks as p
-join gpus as g using (gpu_id)
-order by g.name, p.pick like '%(China mainland)',
-         list_position(['on-demand', 'spot', 'reserved', 'marketplace minimum', 'marketplace median'],
-                       regexp_replace(p.pick, ' \(China mainland\)$', '')),
-         p.term, p.pick;
-
 -- name: serving
 -- the reference model's serving expectation per GPU (expected and bound), as Compare and gpus.json show it
 select * from reference_serving;

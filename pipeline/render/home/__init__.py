@@ -12,9 +12,12 @@ import pandas as pd
 from pipeline.plan import Question, plan_options, validate
 
 from ..family import Family
+from ..planner import FAMILY as PLANNER
 from ..planner import PLAN_VIEWS, question_url, weights_label
 
-FAMILY = Family(__file__, reads=PLAN_VIEWS)  # the three answers are plan_options' (pipeline/sql/plan/plan_options.sql)
+# the three answers are plan_options' (pipeline/sql/plan/plan_options.sql); a question is checked with the Planner's
+# queries (max_contexts, native_formats)
+FAMILY = Family(__file__, reads=PLAN_VIEWS)
 
 HOME_QUESTIONS = [  # (question, the Planner's question)
     (
@@ -100,7 +103,7 @@ def context(
 
 
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    max_contexts = {r.model_id: int(r.max_context) for r in FAMILY.rows(con, "max_contexts")}
+    max_contexts = {r.model_id: int(r.max_context) for r in PLANNER.rows(con, "max_contexts")}
     questions = [(text, validate(q, max_contexts)) for text, q in HOME_QUESTIONS]
     options = plan_options(con, pd.DataFrame([q.scenario() for _, q in questions]))
     ctx = context(
@@ -108,7 +111,7 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         FAMILY.rows(con, "counts")[0],
         questions,
         options,
-        {r.model_id: r.resolved_format for r in FAMILY.rows(con, "native_formats")},
+        {r.model_id: r.resolved_format for r in PLANNER.rows(con, "native_formats")},
         FAMILY.frame(con, "cheapest"),
         dt.date.today().isoformat(),
     )

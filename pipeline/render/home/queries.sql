@@ -20,11 +20,3 @@ select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_
 from price_picks as p join gpus as g using (gpu_id)
 where p.pick = 'on-demand' and p.usd_per_gpu_hour is not null
 order by coalesce(g.bf16_tflops, g.fp16_tflops) desc nulls last, g.name;
-
--- name: max_contexts
--- every model with its longest context (a question's context is checked against it)
-select model_id, max_context from models order by model_id;
-
--- name: native_formats
--- the weight format each checkpoint ships in (a question's `native` precision)
-select model_id, resolved_format from serving_models where format = 'native' order by model_id;

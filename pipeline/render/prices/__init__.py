@@ -15,16 +15,6 @@ from ..labels import STATISTIC_MARKS
 FAMILY = Family(__file__)
 
 
-def known(value) -> bool:
-    """A value to show: neither missing (None, NaN, NA) nor empty text."""
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
-        return False
-    return value != ""
-
-
-FAMILY.env.tests["known"] = known
-
-
 def context(
     offers: pd.DataFrame,
     history: pd.DataFrame,

@@ -20,19 +20,6 @@ FAMILY = Family(__file__)
 WORKLOADS = ("training", "inference")
 
 
-def percent(value, digits: int = 0) -> str:
-    """A share as a percentage: 0.412 -> '41%' (digits after the point)."""
-    return f"{value:.{digits}%}"
-
-
-def signed_percent(value) -> str:
-    """An error as a signed percentage ('+12%', '-8%'), a very large one as a factor ('+15×'); '–' when missing."""
-    return "–" if value is None or value != value else f"{value:+.0%}" if abs(value) < 10 else f"{value:+,.0f}×"
-
-
-FAMILY.env.globals.update(percent=percent, signed_percent=signed_percent)
-
-
 def calibration(measured: pd.DataFrame, line: str | None, checks: pd.DataFrame) -> dict:
     """Where the training speeds come from: the measured GPUs, the line the others sit on, and the outside checks
     (a pretraining run of a measured GPU is left out: it is that GPU's calibration)."""
