@@ -55,11 +55,7 @@ def relations(sql: str) -> set[str]:
 def _finalize(value):
     """Every value a template prints: formatter output (Markup) as made, text escaped for Markdown and HTML,
     anything else (numbers) as text."""
-    if isinstance(value, Markup):
-        return value
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    return Markup(md.esc(value))
+    return value if isinstance(value, Markup) else Markup(md.esc(value))  # esc prints a missing value as ""
 
 
 def _safe(fn):
@@ -145,10 +141,18 @@ class Family:
         )
         self.env.globals.update(FORMATTERS, gpu_link=gpu_link, breakable=breakable, code=code, prose=prose)
         self.env.tests["known"] = md.known  # {% if x is known %}: neither missing nor empty
+        # our own Markdown: the tier notes' *median* and *minimum* in italics
+        self.env.globals["statistic_marks"] = Markup(labels.STATISTIC_MARKS)
         self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
         return frame(con, self.queries[name], list(params))
+
+    def records(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> list[dict]:
+        """A query's rows as dicts, values as DuckDB returns them (dates as dates)."""
+        cur = con.execute(self.queries[name], list(params))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r)) for r in cur.fetchall()]
 
     def rows(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> list:
         """A query's rows as named tuples (attribute access in templates and context code)."""

@@ -20,7 +20,16 @@ KIND_LABELS = {
     "curated_mapping": "mapping",
 }
 UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
-FORMATTERS = ("figure_label", "printed", "price_used", "original_price", "offer_flags", "tier", "pick_label")
+FORMATTERS = (
+    "figure_label",
+    "printed",
+    "price_used",
+    "original_price",
+    "offer_flags",
+    "tier",
+    "pick_label",
+    "kind_label",
+)
 STATISTIC_MARKS = (
     'a marketplace *median* or a *minimum* (the lowest listing, or a "from" price) is marked '
     "next to its tier; every other price is the provider's list price"
@@ -94,3 +103,8 @@ def tier(pricing_tier, statistic) -> str:
 def pick_label(p) -> str:
     """A price pick's tier with its reserved term: 'reserved (1 year)'."""
     return esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else "")
+
+
+def kind_label(kind) -> str:
+    """What a kind of source is called on the pages: 'vendor document', 'price list'."""
+    return esc(KIND_LABELS.get(kind, kind))

@@ -8,11 +8,9 @@ import math
 
 import duckdb
 import pandas as pd
-from markupsafe import Markup
 
 from .. import charts
 from ..family import Family
-from ..labels import KIND_LABELS, STATISTIC_MARKS
 from ..prices import FAMILY as PRICES
 
 # the price used per GPU and tier is the Prices page's query (one definition of its order), read from price_picks
@@ -35,8 +33,8 @@ INDEX_COLUMNS = [
     ("launch_price_usd", "Launch price", "USD"),
 ]
 SOURCE_CHARS = 60  # source titles in figure tables are shortened (whole title in the tooltip)
-# the words every GPU page shares (STATISTIC_MARKS is our own Markdown: its *median* and *minimum* in italics)
-PAGE_WORDS = {"kind_labels": KIND_LABELS, "statistic_marks": Markup(STATISTIC_MARKS), "source_chars": SOURCE_CHARS}
+# what every GPU page shares
+PAGE_WORDS = {"source_chars": SOURCE_CHARS}
 
 
 def index_context(gpus: pd.DataFrame) -> dict:

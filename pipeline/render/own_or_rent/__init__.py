@@ -16,12 +16,6 @@ FAMILY = Family(__file__)
 UTILISATIONS = (0.25, 0.5, 1.0)
 
 
-def rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict]:
-    cur = con.execute(FAMILY.queries[name])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
-
-
 def per_million(usd_per_hour: float | None, tokens_per_s: float | None) -> float | None:
     if usd_per_hour is None or not tokens_per_s:
         return None
@@ -29,13 +23,13 @@ def per_million(usd_per_hour: float | None, tokens_per_s: float | None) -> float
 
 
 def context(con: duckdb.DuckDBPyConnection) -> dict:
-    owned = rows(con, "ownership")
-    parameters = rows(con, "parameters")
+    owned = FAMILY.records(con, "ownership")
+    parameters = FAMILY.records(con, "parameters")
     values = {p["name"]: float(p["value"]) for p in parameters}
     server = next(o for o in owned if o["ownership_scope"] == "server")
-    rental = rows(con, "server_rental")
+    rental = FAMILY.records(con, "server_rental")
     home_4090 = next((o for o in owned if o["gpu_id"] == "nvidia-rtx-4090-pcie-24gb" and o["hosting"] == "home"), None)
-    serving = {r["gpu_id"]: r for r in rows(con, "llama_8b")}
+    serving = {r["gpu_id"]: r for r in FAMILY.records(con, "llama_8b")}
     llama = []
     rtx, h100 = serving.get("nvidia-rtx-4090-pcie-24gb"), serving.get("nvidia-h100-sxm-80gb")
     if home_4090 and rtx:
@@ -82,7 +76,9 @@ def context(con: duckdb.DuckDBPyConnection) -> dict:
             if o["ownership_scope"] == "gpu"
         ],
         "parameters": values,
-        "gpus": [{k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in rows(con, "gpus")],
+        "gpus": [
+            {k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in FAMILY.records(con, "gpus")
+        ],
     }
     return {
         "server": server,
@@ -100,7 +96,7 @@ def context(con: duckdb.DuckDBPyConnection) -> dict:
 def owned_runs(con: duckdb.DuckDBPyConnection) -> dict:
     """The data behind "I own these GPUs", fetched by the page when asked (too large to embed)."""
     by_gpu: dict[str, list] = {}
-    for r in rows(con, "owned_runs"):
+    for r in FAMILY.records(con, "owned_runs"):
         by_gpu.setdefault(r["gpu_id"], []).append([r["model"], r["precision"], r["gpus"], r["tokens_per_s"]])
     return {"columns": ["model", "precision", "gpus", "tokens_per_s"], "gpus": by_gpu}
 

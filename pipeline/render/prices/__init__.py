@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import duckdb
 import pandas as pd
-from markupsafe import Markup
 
 from .. import charts
 from ..family import Family, param_values
-from ..labels import STATISTIC_MARKS
 
 FAMILY = Family(__file__)
 
@@ -35,7 +33,6 @@ def context(
         ),
         "max_age": int(params["price_max_age_days"]),
         "min_sample": int(params["marketplace_min_sample"]),
-        "statistic_marks": Markup(STATISTIC_MARKS),  # our own Markdown (its *median* and *minimum* in italics)
     }
 
 
