@@ -14,7 +14,7 @@ from dagster_duckdb import DuckDBResource
 from pipeline.config import paths
 from pipeline.contract import DATABASE_FILE, VIEWS, view_files
 from pipeline.db import path_literal
-from pipeline.render.family import RENDER_DIR, Family
+from pipeline.render.family import RENDER_DIR, Family, render_editions
 from pipeline.render.site import build_site
 from pipeline.steps import asset_of, ensure_views, view_reads
 
@@ -96,7 +96,7 @@ def family_asset(module) -> dg.AssetsDefinition:
     def _asset(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         with database.get_connection() as con:
             ensure_views(con, family.views)
-            generated = module.render(con)
+            generated = render_editions(module, con)
         n = write_pages(atlas_paths.docs, generated)
         return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": n})
 

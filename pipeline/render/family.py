@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from pipeline.contract import VIEWS
 
-from . import labels
+from . import i18n, labels
 from . import markdown as md
 
 RENDER_DIR = Path(__file__).parent
@@ -105,6 +105,28 @@ def prose(text) -> Markup:
     return Markup("".join(code(p) if i % 2 else md.esc(p) for i, p in enumerate(parts)))
 
 
+def gettext(__string: str, **variables) -> Markup:
+    """`{% trans %}` blocks and `_("...")` in templates: the text in the current locale (our own Markdown and
+    HTML, trusted), its `%(name)s` placeholders filled with values escaped as every printed value is."""
+    return Markup(i18n.translate(__string)) % {k: _finalize(v) for k, v in variables.items()}
+
+
+def ngettext(__singular: str, __plural: str, __num: int, **variables) -> Markup:
+    """`{% trans n=... %}...{% pluralize %}...{% endtrans %}`: singular or plural by the number."""
+    text = i18n.ngettext(__singular, __plural, __num)
+    return Markup(text) % {"num": __num, **{k: _finalize(v) for k, v in variables.items()}}
+
+
+def original(text) -> Markup:
+    """Text as a source wrote it (in English: notes, descriptions): escaped, and in another edition marked
+    `lang="en"`, so a reader's browser and the untranslated-text test know it is quoted, not ours to translate."""
+    if not md.known(text):
+        return Markup(md.esc(text))
+    if i18n.current() == i18n.DEFAULT:
+        return Markup(md.esc(text))
+    return Markup(f'<span lang="en">{md.esc(text)}</span>')
+
+
 def gpu_link(gpu_id: str, name: str, prefix: str = "gpus/") -> Markup:
     """A link to a GPU's page, relative to the page that holds it."""
     return Markup(md.link(name, f"{prefix}{gpu_id}.md"))
@@ -122,11 +144,13 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) 
 class Family:
     """A page family's queries and templates, from the folder of the module that creates it."""
 
-    def __init__(self, module_file: str, reads: set[str] = frozenset()):
+    def __init__(self, module_file: str, reads: set[str] = frozenset(), locales: tuple[str, ...] = i18n.LOCALES):
         """`reads`: views the family's code reads with queries it writes itself (the Data page describes every
-        view), beside those of queries.sql."""
+        view), beside those of queries.sql. `locales`: the editions its pages appear in (files for programs,
+        not pages, are written once, in English)."""
         self.folder = Path(module_file).parent
         self.reads = set(reads)
+        self.locales = tuple(locales)
         self.name = self.folder.name
         path = self.folder / "queries.sql"
         self.queries = load_queries(path) if path.is_file() else {}
@@ -138,8 +162,14 @@ class Family:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            extensions=["jinja2.ext.i18n"],
         )
-        self.env.globals.update(FORMATTERS, gpu_link=gpu_link, breakable=breakable, code=code, prose=prose)
+        # newstyle gettext: placeholders are filled by our callables, which escape every value
+        self.env.newstyle_gettext = True  # type: ignore[attr-defined]
+        self.env.globals.update(gettext=gettext, ngettext=ngettext)
+        self.env.globals.update(
+            FORMATTERS, gpu_link=gpu_link, breakable=breakable, code=code, prose=prose, original=original
+        )
         self.env.tests["known"] = md.known  # {% if x is known %}: neither missing nor empty
         # our own Markdown: the tier notes' *median* and *minimum* in italics
         self.env.globals["statistic_marks"] = Markup(labels.STATISTIC_MARKS)
@@ -159,7 +189,9 @@ class Family:
         return list(self.frame(con, name, *params).itertuples(index=False))
 
     def render(self, template: str, **context) -> str:
-        return self.env.get_template(template).render(**context)
+        """A template rendered in the current locale: `lang` is the locale, `root` the path from the page to the
+        site root's files (downloads, api/v1), which an edition under its own folder reaches with '../'."""
+        return self.env.get_template(template).render(lang=i18n.current(), root=i18n.root(), **context)
 
     @cached_property
     def views(self) -> set[str]:
@@ -169,6 +201,20 @@ class Family:
     def not_views(self) -> set[str]:
         """Relations read that are not public views (a test keeps this empty)."""
         return self.views - set(VIEWS)
+
+
+def render_editions(module, con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """A family's files in every edition: the English render as the family names them; each other locale's pages
+    (Markdown only: the files for programs are the English render's) under the locale's folder (`zh/`)."""
+    out: dict[str, str] = {}
+    for locale in module.FAMILY.locales:
+        with i18n.use(locale):
+            files = module.render(con)
+        if locale == i18n.DEFAULT:
+            out.update(files)
+        else:
+            out.update({i18n.prefix(locale) + rel: text for rel, text in files.items() if rel.endswith(".md")})
+    return out
 
 
 def param_values(rows) -> dict[str, float | str]:

@@ -4,6 +4,8 @@ its files differs from the built pages.
     uv run python -m pipeline.render.preview rankings        # one family
     uv run python -m pipeline.render.preview                 # every family
 
+Every edition is rendered (the Chinese pages under zh/).
+
 The database is opened read-only (a family reads the public views only, so nothing is written); the built pages
 are those of the last `gpu-atlas build` (build/docs). Exit status 1 when a file differs.
 """
@@ -36,6 +38,7 @@ def differences(rendered: dict[str, str], docs: Path) -> dict[str, list[str]]:
 def main(argv: list[str]) -> int:
     from pipeline.config import paths
     from pipeline.defs.render import family_modules
+    from pipeline.render.family import render_editions
 
     modules = {m.FAMILY.name: m for m in family_modules()}
     wanted = argv or sorted(modules)
@@ -50,7 +53,7 @@ def main(argv: list[str]) -> int:
     changed = 0
     with duckdb.connect(str(p.database), read_only=True) as con:
         for name in wanted:
-            diffs = differences(modules[name].render(con), p.docs)
+            diffs = differences(render_editions(modules[name], con), p.docs)
             changed += len(diffs)
             for lines in diffs.values():
                 print("\n".join(lines))

@@ -20,7 +20,7 @@ from .. import openapi
 from ..family import Family
 from .records import clean, dumps, records
 
-FAMILY = Family(__file__)
+FAMILY = Family(__file__, locales=("en",))  # files for programs: English only
 API = "api/v1"
 SCHEMA_VERSION = 1
 SCHEMA = {

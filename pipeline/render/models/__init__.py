@@ -8,6 +8,7 @@ import duckdb
 import pandas as pd
 
 from ..family import Family
+from ..i18n import _
 
 FAMILY = Family(__file__)
 
@@ -15,29 +16,33 @@ FAMILY = Family(__file__)
 def model_status(m, names: dict) -> str:
     """'current', 'legacy' or 'superseded by <its successor>' (plain text: the template escapes it)."""
     if m.status == "superseded":
-        return f"superseded by {names.get(m.superseded_by, m.superseded_by)}"
-    return m.status
+        return _("superseded by %(model)s") % {"model": names.get(m.superseded_by, m.superseded_by)}
+    return {"current": _("current"), "legacy": _("legacy")}.get(m.status, m.status)
 
 
 def layer_layout(m) -> str:
     """How a model's layers attend, in words: '18 full + 18 sliding (128 tokens), sinks' (plain text)."""
     parts = []
     full = int(m.layers) - int(m.window_layers) - int(m.linear_attention_layers)
-    parts.append(f"{full} {'MLA' if m.attention_kind == 'mla' else 'full'}")
+    full_kind = "MLA" if m.attention_kind == "mla" else _("full")
+    parts.append(f"{full} {full_kind}")
     if m.window_layers:
-        parts.append(f"{int(m.window_layers)} {m.window_kind} ({int(m.sliding_window):,} tokens)")
+        kind = {"sliding": _("sliding"), "chunked": _("chunked")}.get(m.window_kind, m.window_kind)
+        window = _("%(n)s tokens") % {"n": f"{int(m.sliding_window):,}"}
+        parts.append(f"{int(m.window_layers)} {kind} ({window})")
     if m.linear_attention_layers:
-        parts.append(f"{int(m.linear_attention_layers)} linear (Gated DeltaNet)")
+        linear = _("linear (Gated DeltaNet)")
+        parts.append(f"{int(m.linear_attention_layers)} {linear}")
     extras = [
         label
         for flag, label in (
-            (m.attention_sinks, "sinks"),
-            (pd.notna(m.index_head_dim), "sparse-attention indexer"),
+            (m.attention_sinks, _("sinks")),
+            (pd.notna(m.index_head_dim), _("sparse-attention indexer")),
             (m.mtp_layers, f"+{int(m.mtp_layers)} MTP"),
         )
         if flag
     ]
-    return " + ".join(parts) + (", " + ", ".join(extras) if extras else "")
+    return " + ".join(parts) + (_(", ") + _(", ").join(extras) if extras else "")
 
 
 def context(models: pd.DataFrame) -> dict:

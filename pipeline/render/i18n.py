@@ -1,0 +1,357 @@
+"""The site's languages: English, in which every text is written, and Chinese, the edition under `/zh/`.
+
+A text a reader sees is written once, in English, where it is shown: in a template inside
+`{% trans %}...{% endtrans %}` or `_("...")`, in a family's Python as `_("...")` (`N_("...")` marks a text
+kept in a table and translated where it is shown), in a script as `Atlas.t("...")`. Its Chinese sits in the
+catalogue beside it, a gettext PO file a reader can correct with any text editor:
+
+- `pipeline/render/<family>/zh.po`: the texts of that family's templates and module;
+- `pipeline/render/templates/zh.po`: the shared ones (macros, formatters, labels, charts);
+- `site/zh.po`: the scripts', written into the Chinese edition as `javascripts/messages.js`.
+
+    uv run python -m pipeline.render.i18n update [folder ...]  # add new texts to the catalogues, drop unused ones
+    uv run python -m pipeline.render.i18n check [folder ...]   # texts without a translation, or not marked
+
+(`folder`: a family's folder name, `templates` for the shared catalogue, `site` for the scripts'.)
+
+A text without a translation prints in English and is recorded (`missing()`); a test fails on any.
+Placeholders are `%(name)s` (a literal percent sign is `%%`), in templates and in Python alike.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from pathlib import Path
+
+RENDER_DIR = Path(__file__).parent
+ROOT = RENDER_DIR.parent.parent
+LOCALES = ("en", "zh")
+DEFAULT = "en"
+# what a page's `lang` attribute and number formats say, per locale
+HTML_LANG = {"en": "en", "zh": "zh-CN"}
+SCRIPTS_CATALOGUE = ROOT / "site" / "zh.po"
+
+_locale: ContextVar[str] = ContextVar("atlas_locale", default=DEFAULT)
+_missing: set[tuple[str, str]] = set()
+
+
+def current() -> str:
+    """The locale being rendered ('en' unless inside `use(...)`)."""
+    return _locale.get()
+
+
+@contextmanager
+def use(locale: str) -> Iterator[None]:
+    """Render in `locale` inside the block."""
+    if locale not in LOCALES:
+        raise ValueError(f"no locale {locale!r}; the site's locales: {', '.join(LOCALES)}")
+    token = _locale.set(locale)
+    try:
+        yield
+    finally:
+        _locale.reset(token)
+
+
+def prefix(locale: str | None = None) -> str:
+    """The folder of a locale's pages inside the docs and the site ('' for English, 'zh/')."""
+    locale = locale or current()
+    return "" if locale == DEFAULT else f"{locale}/"
+
+
+def root() -> str:
+    """The path from a page's folder level to the site root's files (downloads, api/v1): '' in English, '../' in
+    an edition under its own folder. Templates write `{{ root }}api/v1/...`."""
+    return "../" if current() != DEFAULT else ""
+
+
+def catalogue_files(locale: str = "zh") -> list[Path]:
+    """Every PO file of a locale: the shared one, each family's, and the scripts'."""
+    shared = RENDER_DIR / "templates" / f"{locale}.po"
+    families = sorted(p for p in RENDER_DIR.glob(f"*/{locale}.po") if p != shared)
+    scripts = ROOT / "site" / f"{locale}.po"
+    return [p for p in (shared, *families, scripts) if p.is_file()]
+
+
+@cache
+def catalogue(locale: str) -> dict[str, str | tuple[str, ...]]:
+    """msgid (singular) -> translation, merged from the locale's PO files; fuzzy and empty entries left out."""
+    from babel.messages.pofile import read_po
+
+    out: dict[str, str | tuple[str, ...]] = {}
+    for path in catalogue_files(locale):
+        with path.open("rb") as f:
+            for message in read_po(f, locale=locale.replace("-", "_")):
+                if not message.id or message.fuzzy:
+                    continue
+                key = message.id[0] if isinstance(message.id, (tuple, list)) else message.id
+                value = message.string
+                if isinstance(value, (tuple, list)):
+                    if all(value):
+                        out[key] = tuple(value)
+                elif value:
+                    out[key] = value
+    return out
+
+
+def translate(text: str, locale: str | None = None) -> str:
+    """The text in the locale (English when the catalogue has no translation: recorded as missing)."""
+    locale = locale or current()
+    if locale == DEFAULT:
+        return text
+    found = catalogue(locale).get(text)
+    if found is None:
+        _missing.add((locale, text))
+        return text
+    return found[0] if isinstance(found, tuple) else found
+
+
+def _(text: str) -> str:
+    """A text in the current locale (Python side: the result is plain text a template escapes)."""
+    return translate(text)
+
+
+def N_(text: str) -> str:  # noqa: N802 (the gettext convention)
+    """Marks a text for the catalogue where it is defined; `_(...)` translates it where it is shown."""
+    return text
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """Singular or plural by n (Chinese has one form)."""
+    locale = current()
+    if locale == DEFAULT:
+        return singular if n == 1 else plural
+    found = catalogue(locale).get(singular)
+    if found is None:
+        _missing.add((locale, singular))
+        return singular if n == 1 else plural
+    return found[0] if isinstance(found, tuple) else found
+
+
+def missing() -> set[tuple[str, str]]:
+    """(locale, text) of every text rendered so far in this process without a translation."""
+    return set(_missing)
+
+
+def script_messages(locale: str) -> str:
+    """`javascripts/messages.js` of an edition: the scripts' texts, read by `Atlas.t`."""
+    from babel.messages.pofile import read_po
+
+    table = {}
+    if SCRIPTS_CATALOGUE.is_file():
+        with SCRIPTS_CATALOGUE.open("rb") as f:
+            table = {m.id: m.string for m in read_po(f) if m.id and m.string and not m.fuzzy}
+    body = json.dumps(table, ensure_ascii=False, sort_keys=True, indent=0)
+    return f"// generated from site/{locale}.po by pipeline/render/i18n.py\nwindow.ATLAS_MESSAGES = {body};\n"
+
+
+# -- keeping the catalogues in step with the code ---------------------------------------------------------------
+
+KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "t": None}
+
+
+def _extract(folder: Path, patterns: list[tuple[str, str]], recursive: bool = True):
+    """(msgid, plural or None, file, line) of every marked text under a folder."""
+    from babel.messages.extract import extract_from_file
+
+    options = {"extensions": "jinja2.ext.i18n", "newstyle_gettext": "true"}
+    for pattern, method in patterns:
+        files = folder.rglob(pattern) if recursive else folder.glob(pattern)
+        for path in sorted(files):
+            if ".venv" in path.parts or "vendor" in path.parts:
+                continue
+            method_fn = "jinja2.ext:babel_extract" if method == "jinja2" else method
+            for lineno, message, _comments, _context in extract_from_file(
+                method_fn, str(path), keywords=KEYWORDS, options=options, strip_comment_tags=True
+            ):
+                if isinstance(message, (tuple, list)):
+                    yield message[0], (message[1] if len(message) > 1 else None), path, lineno
+                else:
+                    yield message, None, path, lineno
+
+
+def catalogue_sources(locale: str = "zh") -> dict[Path, list[tuple[Path, str]]]:
+    """Each PO file and where its texts come from: (folder, glob) pairs."""
+    out: dict[Path, list] = {RENDER_DIR / "templates" / f"{locale}.po": []}
+    for folder in sorted(p for p in RENDER_DIR.iterdir() if p.is_dir() and (p / "__init__.py").is_file()):
+        out[folder / f"{locale}.po"] = [(folder, "family")]
+    out[RENDER_DIR / "templates" / f"{locale}.po"] = [(RENDER_DIR, "shared")]
+    out[ROOT / "site" / f"{locale}.po"] = [(ROOT / "site" / "javascripts", "scripts")]
+    return out
+
+
+def marked_texts(locale: str = "zh") -> dict[Path, dict[str, list[str]]]:
+    """Per PO file, every text the code marks, with where it is (file:line)."""
+    out: dict[Path, dict[str, list[str]]] = {}
+    for po, origins in catalogue_sources(locale).items():
+        texts: dict[str, list[str]] = {}
+        for folder, kind in origins:
+            if kind == "family":
+                found = _extract(folder, [("*.py", "python"), ("*.j2", "jinja2")])
+            elif kind == "shared":
+                found = _extract(folder, [("*.py", "python")], recursive=False)
+                found = [*found, *_extract(folder / "templates", [("*.j2", "jinja2")])]
+            else:
+                found = _extract(folder, [("*.js", "javascript")], recursive=False)
+            for msgid, _plural, path, line in found:
+                if msgid:
+                    texts.setdefault(msgid, []).append(f"{path.relative_to(ROOT)}:{line}")
+        out[po] = texts
+    return out
+
+
+def _selected(po: Path, only: list[str] | None) -> bool:
+    """A catalogue named by its folder ('models', 'templates', 'site'), or every one when none is named."""
+    return not only or po.parent.name in only
+
+
+def update(locale: str = "zh", only: list[str] | None = None) -> dict[Path, tuple[int, int]]:
+    """Add every marked text missing from its catalogue (untranslated) and drop texts no longer marked; keeps
+    every translation. Returns per file (added, dropped)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import read_po, write_po
+
+    result = {}
+    for po, texts in marked_texts(locale).items():
+        if not _selected(po, only):
+            continue
+        old = Catalog(locale=locale)
+        if po.is_file():
+            with po.open("rb") as f:
+                old = read_po(f, locale=locale)
+        new = Catalog(
+            locale=locale,
+            project="GPU Atlas",
+            version="1",
+            fuzzy=False,
+            creation_date=old.creation_date if po.is_file() else None,
+            revision_date=old.revision_date if po.is_file() else None,
+            last_translator="GPU Atlas",
+            language_team="GPU Atlas",
+        )
+        new.header_comment = (
+            f"# {locale} translations of {po.parent.relative_to(ROOT)} for GPU Atlas.\n"
+            "# Corrections welcome: change a msgstr, rebuild (make build) and the pages follow."
+        )
+        kept = 0
+        for msgid, where in texts.items():
+            previous = old.get(msgid)
+            string = previous.string if previous is not None else ""
+            new.add(msgid, string, locations=[(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) for w in where[:3]])
+            kept += previous is not None
+        dropped = sum(1 for m in old if m.id and m.id not in texts)
+        if texts or po.is_file():
+            with po.open("wb") as f:
+                write_po(f, new, width=120, omit_header=False, sort_output=False, include_previous=False)
+        result[po] = (len(texts) - kept, dropped)
+    catalogue.cache_clear()
+    return result
+
+
+def fill(po: Path, translations: dict[str, str]) -> int:
+    """Write translations into a PO file (by msgid; texts not in the file are ignored). Returns how many were set."""
+    from babel.messages.pofile import read_po, write_po
+
+    with po.open("rb") as f:
+        cat = read_po(f, locale="zh")
+    n = 0
+    for message in cat:
+        if message.id in translations:
+            message.string = translations[message.id]
+            n += 1
+    with po.open("wb") as f:
+        write_po(f, cat, width=120, sort_output=False, include_previous=False)
+    catalogue.cache_clear()
+    return n
+
+
+def untranslated(locale: str = "zh", only: list[str] | None = None) -> dict[Path, list[str]]:
+    """Per PO file, the marked texts that have no translation in it."""
+    table = catalogue(locale)
+    out = {}
+    for po, texts in marked_texts(locale).items():
+        if not _selected(po, only):
+            continue
+        gaps = [t for t in texts if t not in table]
+        if gaps:
+            out[po] = gaps
+    return out
+
+
+# -- texts a template prints outside {% trans %} ---------------------------------------------------------------
+
+_SHOWN_ATTRIBUTES = re.compile(r'\b(?:aria-label|title|placeholder|alt)="([^"{]*)"')
+_NOT_TEXT = [
+    re.compile(r"<(script|style)\b.*?</\1>", re.S),
+    re.compile(r"^---\n(?:.*\n)*?---$", re.M),  # front matter
+    re.compile(r"<[^>]*>?"),  # tags (their shown attributes are read first)
+    re.compile(r"^[^<]*>", re.S),  # the end of a tag opened before a Jinja expression
+    re.compile(r'[\w-]+="[^"]*"?'),  # attributes of a tag a Jinja expression splits
+    re.compile(r"\]\([^)]*\)?"),  # link targets
+    re.compile(r"\{:[^}]*\}"),  # attribute lists
+    re.compile(r"&#?\w+;"),  # entities
+    re.compile(r"https?://\S+"),
+    re.compile(r"\S*/\S*"),  # paths
+    re.compile(r"\b[\w.-]+\.(?:json|md|txt|sql|py|js|csv|duckdb|parquet|svg|png)\b"),
+]
+
+
+def untranslated_literals(template: Path) -> list[str]:
+    """'file:line: text' for every word a template prints outside `{% trans %}` blocks and `_()` calls: text it
+    shows in English in every edition."""
+    import jinja2
+
+    env = jinja2.Environment(extensions=["jinja2.ext.i18n"])
+    source = template.read_text(encoding="utf-8")
+    found, depth, previous = [], 0, None
+    for lineno, kind, value in env.lex(source):
+        if kind == "name" and previous == "block_begin":
+            depth += value == "trans"
+            depth -= value == "endtrans"
+        if kind not in ("block_begin", "variable_begin", "whitespace"):
+            previous = kind
+        if kind == "block_begin":
+            previous = "block_begin"
+        if kind != "data" or depth:
+            continue
+        shown = " ".join(_SHOWN_ATTRIBUTES.findall(value))
+        text = value
+        for pattern in _NOT_TEXT:
+            text = pattern.sub(" ", text)
+        for words in (shown, text):
+            if re.search(r"[A-Za-z]{2,}", words):
+                found.append(f"{template.relative_to(ROOT)}:{lineno}: {' '.join(words.split())[:80]}")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "check"
+    only = argv[1:] or None
+    if command == "update":
+        for po, (added, dropped) in update(only=only).items():
+            if added or dropped:
+                print(f"{po.relative_to(ROOT)}: {added} new, {dropped} dropped")
+        command = "check"
+    if command == "check":
+        for template in sorted(RENDER_DIR.rglob("*.j2")):
+            if only and template.parent.name not in only:
+                continue
+            for line in untranslated_literals(template):
+                print(f"not marked for translation: {line}")
+        gaps = untranslated(only=only)
+        for po, texts in gaps.items():
+            print(f"{po.relative_to(ROOT)}: {len(texts)} without a translation")
+            for t in texts[:20]:
+                print(f"  {t[:100]!r}")
+        return 1 if gaps else 0
+    print("usage: python -m pipeline.render.i18n [update|check]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
