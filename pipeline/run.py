@@ -220,7 +220,11 @@ def build_inputs(p: Paths) -> dict[str, str]:
     found = [*files("sources", p.sources), *files("pipeline", PACKAGE), *files("site", p.handwritten)]
     found += [
         (name, path)
-        for name, path in (("mkdocs.yml", p.mkdocs_config), ("uv.lock", ROOT / "uv.lock"))
+        for name, path in (
+            ("mkdocs.yml", p.mkdocs_config),
+            ("mkdocs.zh.yml", p.mkdocs_config.with_name("mkdocs.zh.yml")),
+            ("uv.lock", ROOT / "uv.lock"),
+        )
         if path.is_file()
     ]
     return {name: sha256(path) for name, path in sorted(found)}

@@ -14,8 +14,9 @@ from dagster_duckdb import DuckDBResource
 from pipeline.config import paths
 from pipeline.contract import DATABASE_FILE, VIEWS, view_files
 from pipeline.db import path_literal
+from pipeline.render import i18n
 from pipeline.render.family import RENDER_DIR, Family, render_editions
-from pipeline.render.site import build_site
+from pipeline.render.site import build_site, edition_config
 from pipeline.steps import asset_of, ensure_views, view_reads
 
 from .resources import AtlasPaths
@@ -39,11 +40,13 @@ def write_pages(docs: Path, generated: dict[str, str]) -> int:
 @dg.asset(
     group_name="render",
     kinds={"markdown"},
-    description="Hand-written pages from site/ plus vega, vega-lite and vega-embed at Altair's versions (no CDN).",
+    description="Hand-written pages from site/ plus vega, vega-lite and vega-embed at Altair's versions (no CDN); "
+    "each other edition's folder (zh/) gets the same scripts and styles and its scripts' texts (messages.js).",
 )
 def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     docs = atlas_paths.docs
-    shutil.copytree(atlas_paths.handwritten_dir, docs, dirs_exist_ok=True)
+    # the catalogues (*.po) are read by the pipeline, not published
+    shutil.copytree(atlas_paths.handwritten_dir, docs, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.po"))
     vendor = docs / "javascripts" / "vendor"
     vendor.mkdir(parents=True, exist_ok=True)
     major_minor = ".".join(alt.VEGALITE_VERSION.split(".")[:2])
@@ -57,6 +60,11 @@ def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         tmp.write_text(vl_convert.javascript_bundle(vl_version=major_minor), encoding="utf-8")
         tmp.replace(cached)
     shutil.copyfile(cached, vendor / "vega-bundle.js")
+    for locale in i18n.LOCALES[1:]:  # an edition is a site of its own: it carries the same assets
+        edition = docs / i18n.prefix(locale)
+        for folder in ("javascripts", "stylesheets"):
+            shutil.copytree(docs / folder, edition / folder, dirs_exist_ok=True)
+        (edition / "javascripts" / "messages.js").write_text(i18n.script_messages(locale), encoding="utf-8")
     return dg.MaterializeResult(
         metadata={
             "vega_lite": alt.VEGALITE_VERSION,
@@ -150,20 +158,25 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
     "only the pages whose Markdown changed are re-rendered and the search index is merged.",
 )
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    result = build_site(
-        atlas_paths.mkdocs_config,
-        str(atlas_paths.docs),
-        str(atlas_paths.site),
-        incremental=atlas_paths.incremental,
-        template_cache=paths().cache / "jinja",
-    )
+    # English first: a full build empties the site folder, the other editions are built into their folders in it
+    results = {}
+    for locale in i18n.LOCALES:
+        edition = i18n.prefix(locale)
+        results[locale] = build_site(
+            edition_config(atlas_paths.mkdocs_config, locale),
+            str(atlas_paths.docs / edition),
+            str(atlas_paths.site / edition),
+            incremental=atlas_paths.incremental,
+            template_cache=paths().cache / "jinja",
+            edition=edition,
+        )
     pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))
     return dg.MaterializeResult(
         metadata={
             "html_pages": pages_built,
-            "pages_rendered": result.pages_rendered,
-            "incremental": result.incremental,
-            "search_entries": result.search_entries,
+            "pages_rendered": sum(r.pages_rendered for r in results.values()),
+            "incremental": all(r.incremental for r in results.values()),
+            "search_entries": {locale: r.search_entries for locale, r in results.items()},
             "site_dir": str(atlas_paths.site),
         }
     )

@@ -172,7 +172,7 @@ class Family:
         )
         self.env.tests["known"] = md.known  # {% if x is known %}: neither missing nor empty
         # our own Markdown: the tier notes' *median* and *minimum* in italics
-        self.env.globals["statistic_marks"] = Markup(labels.STATISTIC_MARKS)
+        self.env.globals["statistic_marks"] = labels.STATISTIC_MARKS  # translated when printed
         self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
@@ -191,7 +191,8 @@ class Family:
     def render(self, template: str, **context) -> str:
         """A template rendered in the current locale: `lang` is the locale, `root` the path from the page to the
         site root's files (downloads, api/v1), which an edition under its own folder reaches with '../'."""
-        return self.env.get_template(template).render(lang=i18n.current(), root=i18n.root(), **context)
+        with i18n.scope(self.folder):
+            return self.env.get_template(template).render(lang=i18n.current(), root=i18n.root(), **context)
 
     @cached_property
     def views(self) -> set[str]:
@@ -208,13 +209,32 @@ def render_editions(module, con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     (Markdown only: the files for programs are the English render's) under the locale's folder (`zh/`)."""
     out: dict[str, str] = {}
     for locale in module.FAMILY.locales:
-        with i18n.use(locale):
+        with i18n.use(locale), i18n.scope(module.FAMILY.folder):
             files = module.render(con)
         if locale == i18n.DEFAULT:
             out.update(files)
         else:
-            out.update({i18n.prefix(locale) + rel: text for rel, text in files.items() if rel.endswith(".md")})
+            out.update(
+                {
+                    i18n.prefix(locale) + rel: _site_file_links(rel, text)
+                    for rel, text in files.items()
+                    if rel.endswith(".md")
+                }
+            )
     return out
+
+
+# a Markdown link up to the site's own files, as an edition's page writes it: `]({{ root }}downloads/...)`
+SITE_FILE_LINK = re.compile(r"\]\(\.\./(?=(?:downloads|api|feeds|charts)/|llms\.txt)")
+
+
+def _site_file_links(rel: str, text: str) -> str:
+    """An edition's Markdown links up to the site's files, made relative to the page's address. MkDocs rewrites a
+    link to a file it builds; these files are outside the edition's folder, so it leaves them as written, and the
+    browser resolves them from the page's address (`zh/data/`, one folder deeper than `data.md`)."""
+    parts = Path(rel).with_suffix("").parts
+    depth = len(parts) - (1 if parts[-1] == "index" else 0)  # folders between the edition's root and the page
+    return SITE_FILE_LINK.sub("](" + "../" * (depth + 1), text)
 
 
 def param_values(rows) -> dict[str, float | str]:

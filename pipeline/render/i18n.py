@@ -79,24 +79,59 @@ def catalogue_files(locale: str = "zh") -> list[Path]:
 
 
 @cache
-def catalogue(locale: str) -> dict[str, str | tuple[str, ...]]:
-    """msgid (singular) -> translation, merged from the locale's PO files; fuzzy and empty entries left out."""
+def _read(path: Path, locale: str) -> dict[str, str | tuple[str, ...]]:
+    """One PO file: msgid (singular) -> translation; fuzzy and empty entries left out."""
     from babel.messages.pofile import read_po
 
     out: dict[str, str | tuple[str, ...]] = {}
-    for path in catalogue_files(locale):
-        with path.open("rb") as f:
-            for message in read_po(f, locale=locale.replace("-", "_")):
-                if not message.id or message.fuzzy:
-                    continue
-                key = message.id[0] if isinstance(message.id, (tuple, list)) else message.id
-                value = message.string
-                if isinstance(value, (tuple, list)):
-                    if all(value):
-                        out[key] = tuple(value)
-                elif value:
-                    out[key] = value
+    with path.open("rb") as f:
+        for message in read_po(f, locale=locale.replace("-", "_")):
+            if not message.id or message.fuzzy:
+                continue
+            key = message.id[0] if isinstance(message.id, (tuple, list)) else message.id
+            value = message.string
+            if isinstance(value, (tuple, list)):
+                if all(value):
+                    out[key] = tuple(value)
+            elif value:
+                out[key] = value
     return out
+
+
+def catalogue(locale: str, folder: Path | None = None) -> dict[str, str | tuple[str, ...]]:
+    """msgid -> translation as a text of `folder` (a family's) is looked up: its own catalogue first, then the
+    shared one, then any other (a short word may mean one thing on one page and another elsewhere: "full"
+    attention on Models, a "full" fine-tune on Training)."""
+    files = catalogue_files(locale)
+    shared = RENDER_DIR / "templates" / f"{locale}.po"
+    own = [folder / f"{locale}.po"] if folder is not None else []
+    order = [p for p in own if p.is_file()] + [p for p in files if p == shared] + files
+    out: dict[str, str | tuple[str, ...]] = {}
+    for path in reversed(order):  # the first in order wins
+        out.update(_read(path, locale))
+    return out
+
+
+_scope: ContextVar[Path | None] = ContextVar("atlas_catalogue_scope", default=None)
+
+
+@contextmanager
+def scope(folder: Path | None) -> Iterator[None]:
+    """Inside the block, a family's own catalogue is looked up first (render_editions sets it per family)."""
+    token = _scope.set(folder)
+    try:
+        yield
+    finally:
+        _scope.reset(token)
+
+
+def _lookup(locale: str, text: str):
+    return _table(locale, _scope.get()).get(text)
+
+
+@cache
+def _table(locale: str, folder: Path | None) -> dict[str, str | tuple[str, ...]]:
+    return catalogue(locale, folder)
 
 
 def translate(text: str, locale: str | None = None) -> str:
@@ -104,7 +139,7 @@ def translate(text: str, locale: str | None = None) -> str:
     locale = locale or current()
     if locale == DEFAULT:
         return text
-    found = catalogue(locale).get(text)
+    found = _lookup(locale, text)
     if found is None:
         _missing.add((locale, text))
         return text
@@ -126,11 +161,17 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     locale = current()
     if locale == DEFAULT:
         return singular if n == 1 else plural
-    found = catalogue(locale).get(singular)
+    found = _lookup(locale, singular)
     if found is None:
         _missing.add((locale, singular))
         return singular if n == 1 else plural
     return found[0] if isinstance(found, tuple) else found
+
+
+def _forget() -> None:
+    """Catalogues are read once per process; after writing one, read them again."""
+    _read.cache_clear()
+    _table.cache_clear()
 
 
 def missing() -> set[tuple[str, str]]:
@@ -249,7 +290,7 @@ def update(locale: str = "zh", only: list[str] | None = None) -> dict[Path, tupl
             with po.open("wb") as f:
                 write_po(f, new, width=120, omit_header=False, sort_output=False, include_previous=False)
         result[po] = (len(texts) - kept, dropped)
-    catalogue.cache_clear()
+    _forget()
     return result
 
 
@@ -266,17 +307,17 @@ def fill(po: Path, translations: dict[str, str]) -> int:
             n += 1
     with po.open("wb") as f:
         write_po(f, cat, width=120, sort_output=False, include_previous=False)
-    catalogue.cache_clear()
+    _forget()
     return n
 
 
 def untranslated(locale: str = "zh", only: list[str] | None = None) -> dict[Path, list[str]]:
     """Per PO file, the marked texts that have no translation in it."""
-    table = catalogue(locale)
     out = {}
     for po, texts in marked_texts(locale).items():
         if not _selected(po, only):
             continue
+        table = _read(po, locale) if po.is_file() else {}
         gaps = [t for t in texts if t not in table]
         if gaps:
             out[po] = gaps
@@ -301,6 +342,19 @@ _NOT_TEXT = [
 ]
 
 
+def translated_templates() -> list[Path]:
+    """The templates whose pages appear in more than one edition: the shared ones and those of every family but
+    the ones written in English only (files for programs: `Family(locales=("en",))`)."""
+    import importlib
+
+    out = sorted((RENDER_DIR / "templates").glob("*.j2"))
+    for folder in sorted(p for p in RENDER_DIR.iterdir() if (p / "__init__.py").is_file()):
+        family = getattr(importlib.import_module(f"pipeline.render.{folder.name}"), "FAMILY", None)
+        if family is not None and len(family.locales) > 1:
+            out += sorted(folder.glob("*.j2"))
+    return out
+
+
 def untranslated_literals(template: Path) -> list[str]:
     """'file:line: text' for every word a template prints outside `{% trans %}` blocks and `_()` calls: text it
     shows in English in every edition."""
@@ -308,7 +362,8 @@ def untranslated_literals(template: Path) -> list[str]:
 
     env = jinja2.Environment(extensions=["jinja2.ext.i18n"])
     source = template.read_text(encoding="utf-8")
-    found, depth, previous = [], 0, None
+    name = template.relative_to(ROOT) if template.is_relative_to(ROOT) else template
+    found, depth, previous, in_fence = [], 0, None, False
     for lineno, kind, value in env.lex(source):
         if kind == "name" and previous == "block_begin":
             depth += value == "trans"
@@ -317,15 +372,21 @@ def untranslated_literals(template: Path) -> list[str]:
             previous = kind
         if kind == "block_begin":
             previous = "block_begin"
-        if kind != "data" or depth:
+        if kind != "data":
             continue
+        pieces = value.split("```")  # code blocks (SQL examples) may hold Jinja expressions: track the fences
+        outside = [p for i, p in enumerate(pieces) if (i % 2 == 0) != in_fence]
+        in_fence ^= len(pieces) % 2 == 0
+        if depth:
+            continue
+        value = " ".join(outside)
         shown = " ".join(_SHOWN_ATTRIBUTES.findall(value))
         text = value
         for pattern in _NOT_TEXT:
             text = pattern.sub(" ", text)
         for words in (shown, text):
             if re.search(r"[A-Za-z]{2,}", words):
-                found.append(f"{template.relative_to(ROOT)}:{lineno}: {' '.join(words.split())[:80]}")
+                found.append(f"{name}:{lineno}: {' '.join(words.split())[:80]}")
     return found
 
 
@@ -338,7 +399,7 @@ def main(argv: list[str]) -> int:
                 print(f"{po.relative_to(ROOT)}: {added} new, {dropped} dropped")
         command = "check"
     if command == "check":
-        for template in sorted(RENDER_DIR.rglob("*.j2")):
+        for template in translated_templates():
             if only and template.parent.name not in only:
                 continue
             for line in untranslated_literals(template):

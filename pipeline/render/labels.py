@@ -1,25 +1,68 @@
 """Words for values, shared by page families: kinds of source, units, compute figures, price tiers and offer notes.
-Each returns escaped text or safe HTML."""
+Each returns escaped text or safe HTML, in the current locale (the words are marked here, translated where shown:
+`pipeline/render/templates/zh.po`)."""
 
 from __future__ import annotations
 
-import pandas as pd
+import re
 
+import pandas as pd
+from markupsafe import Markup
+
+from . import i18n
+from .i18n import N_, _, ngettext
 from .markdown import esc, money, num
 
 KIND_LABELS = {
-    "vendor_document": "vendor document",
-    "vendor_reprint": "vendor reprint",
-    "curated_dataset": "curated dataset",
-    "reseller": "reseller",
-    "blog_or_wiki": "blog or wiki",
-    "article": "article",
-    "cloud_price_list": "price list",
-    "price_api": "price API",
-    "model_card": "model card",
-    "curated_mapping": "mapping",
+    "vendor_document": N_("vendor document"),
+    "vendor_reprint": N_("vendor reprint"),
+    "curated_dataset": N_("curated dataset"),
+    "reseller": N_("reseller"),
+    "blog_or_wiki": N_("blog or wiki"),
+    "article": N_("article"),
+    "cloud_price_list": N_("price list"),
+    "price_api": N_("price API"),
+    "model_card": N_("model card"),
+    "curated_mapping": N_("mapping"),
+}
+# kinds the English pages show by their name (as they always have); another edition shows these words
+OTHER_KIND_LABELS = {
+    "price_tracker": N_("price tracker"),
+    "provider_page": N_("provider page"),
+    "catalogue_copy": N_("catalogue copy"),
+    "exchange_rates": N_("exchange rates"),
+    "measurement": N_("measurement"),
 }
 UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
+# units that are words, not symbols: translated where shown
+UNIT_WORDS = {"count": N_("count")}
+# a figure's metric (spec_claims.metric) as the pages name it: the name with spaces
+METRIC_LABELS = {
+    "memory_size": N_("memory size"),
+    "memory_type": N_("memory type"),
+    "memory_bandwidth": N_("memory bandwidth"),
+    "interconnect_bandwidth": N_("interconnect bandwidth"),
+    "tdp": N_("tdp"),
+    "module_power": N_("module power"),
+    "cuda_cores": N_("cuda cores"),
+    "release_year": N_("release year"),
+    "launch_price": N_("launch price"),
+    "architecture": N_("architecture"),
+}
+UNIT_KINDS = {"tensor": N_("tensor"), "vector": N_("vector")}
+TIERS = {
+    "on-demand": N_("on-demand"),
+    "spot": N_("spot"),
+    "reserved": N_("reserved"),
+    "promotional": N_("promotional"),
+}
+# price picks (price_picks.pick): a tier, or a tier in one market
+PICKS = {
+    **TIERS,
+    "on-demand (China mainland)": N_("on-demand (China mainland)"),
+    "spot (China mainland)": N_("spot (China mainland)"),
+}
+STATISTICS = {"list": N_("list"), "minimum": N_("minimum"), "median": N_("median")}
 FORMATTERS = (
     "figure_label",
     "printed",
@@ -29,10 +72,40 @@ FORMATTERS = (
     "tier",
     "pick_label",
     "kind_label",
+    "tiers",
 )
-STATISTIC_MARKS = (
-    'a marketplace *median* or a *minimum* (the lowest listing, or a "from" price) is marked '
-    "next to its tier; every other price is the provider's list price"
+
+
+def word(table: dict, value):
+    """A value's word in the current locale when the table names it; the value itself otherwise (data)."""
+    try:
+        return _(table[value]) if value in table else value
+    except TypeError:  # an unhashable value: no word for it
+        return value
+
+
+class LazyMarkup(Markup):
+    """Our own Markdown, translated each time it is printed (`__html__`, `str`) rather than when it is created: a
+    template global set once for every locale. As a `Markup` it passes the templates' finalize unescaped."""
+
+    def __new__(cls, text: str):
+        self = super().__new__(cls, text)
+        self.msgid = text
+        return self
+
+    def __html__(self) -> Markup:
+        return Markup(_(self.msgid))
+
+    def __str__(self) -> str:
+        return _(self.msgid)
+
+
+# our own Markdown: the tier notes' *median* and *minimum* in italics (`statistic_marks` in templates)
+STATISTIC_MARKS = LazyMarkup(
+    N_(
+        'a marketplace *median* or a *minimum* (the lowest listing, or a "from" price) is marked '
+        "next to its tier; every other price is the provider's list price"
+    )
 )
 
 
@@ -40,24 +113,26 @@ def figure_label(c, tensor_cores: bool = True) -> str:
     """'bf16 tensor, FP32 accumulate' for a compute figure, 'memory bandwidth' for the others. A GPU without
     tensor cores (Pascal, Maxwell) has no tensor rate: its figure is labelled without the word."""
     if c.metric != "compute":
-        return esc(str(c.metric).replace("_", " "))
-    parts = [
-        p
-        for p in (c.precision, getattr(c, "unit_kind", None))
-        if isinstance(p, str) and (tensor_cores or p != "tensor")
-    ]
+        return esc(_(METRIC_LABELS[c.metric]) if c.metric in METRIC_LABELS else str(c.metric).replace("_", " "))
+    kind = getattr(c, "unit_kind", None)
+    if not tensor_cores and kind == "tensor":
+        kind = None
+    parts = [p for p in (c.precision, word(UNIT_KINDS, kind)) if isinstance(p, str)]
     label = " ".join(parts)
     accumulate = getattr(c, "accumulate", None)
     if isinstance(accumulate, str):
-        label += f", {accumulate.upper()} accumulate"
+        label = _("%(label)s, %(precision)s accumulate") % {"label": label, "precision": accumulate.upper()}
     return esc(label)
 
 
 def printed(c) -> str:
     """The value with its unit as the source printed it, marked when it is a sparse figure."""
-    unit = UNIT_LABELS.get(c.unit, c.unit) if isinstance(c.unit, str) else ""
+    if isinstance(c.unit, str):
+        unit = word(UNIT_WORDS, c.unit) if c.unit in UNIT_WORDS else UNIT_LABELS.get(c.unit, c.unit)
+    else:
+        unit = ""
     text = f"{num(c.value, 6)} {esc(unit)}".strip()
-    return text + " (sparse)" if c.sparsity == "sparse" else text
+    return _("%(value)s (sparse)") % {"value": text} if c.sparsity == "sparse" else text
 
 
 def price_used(p) -> str:
@@ -74,7 +149,11 @@ def original_price(o) -> str:
     """The amount in its own currency when the price was converted ('¥17.43/h at 7.12 CNY/USD')."""
     if getattr(o, "currency", "USD") in (None, "USD") or pd.isna(getattr(o, "fx_units_per_usd", None)):
         return ""
-    return f" ({num(o.amount_per_hour)} {esc(o.currency)}/h at {num(o.fx_units_per_usd, 4)} {esc(o.currency)}/USD)"
+    return _(" (%(amount)s %(currency)s/h at %(rate)s %(currency)s/USD)") % {
+        "amount": num(o.amount_per_hour),
+        "currency": esc(o.currency),
+        "rate": num(o.fx_units_per_usd, 4),
+    }
 
 
 def offer_flags(o) -> str:
@@ -83,28 +162,59 @@ def offer_flags(o) -> str:
     bound = getattr(o, "observed_no_later_than", None)
     undated = str(getattr(o, "observed_date_known", True)) == "False"
     if undated and bound is not None and not pd.isna(bound):
-        flags.append(f"undated copy of a list from no later than {esc(str(bound)[:10])}")
+        flags.append(_("undated copy of a list from no later than %(date)s") % {"date": esc(str(bound)[:10])})
     elif undated:
-        flags.append("undated copy (date read)")
+        flags.append(_("undated copy (date read)"))
     if getattr(o, "stale", False) is True:
-        flags.append("**stale**")
+        flags.append(_("**stale**"))
     if getattr(o, "comparable", True) is False:
-        flags.append("**GPU only** (host not published)")
+        flags.append(_("**GPU only** (host not published)"))
     elif getattr(o, "price_basis", None) == "gpu_and_host":
-        flags.append("GPU + host")
+        flags.append(_("GPU + host"))
     return " · ".join(flags)
 
 
 def tier(pricing_tier, statistic) -> str:
     """The tier, with the statistic when the price is not a list price: "spot · minimum"."""
-    return esc(pricing_tier) if statistic == "list" else f"{esc(pricing_tier)} · *{esc(statistic)}*"
+    shown = esc(word(TIERS, pricing_tier))
+    return shown if statistic == "list" else f"{shown} · *{esc(word(STATISTICS, statistic))}*"
+
+
+def tiers(listed) -> str:
+    """A list of tiers as a view joins them ("on-demand, reserved, spot"), each in words."""
+    if not isinstance(listed, str) or not listed:
+        return esc(listed)
+    return esc(_(", ").join(word(TIERS, t) for t in listed.split(", ")))
+
+
+_TERM = re.compile(r"^\s*(\d+)\s*-?\s*(?:(yrs?|years?|y)|(mo|mos|months?))\s*$", re.I)
+
+
+def term_words(term: str) -> str:
+    """A reserved term as a provider wrote it ('1yr', '12 month'); in another edition, in its words when it reads
+    as a count of years or months."""
+    if i18n.current() == i18n.DEFAULT:
+        return term
+    m = _TERM.match(term)
+    if not m:
+        return term
+    n = int(m.group(1))
+    if m.group(2):
+        return ngettext("%(n)s year", "%(n)s years", n) % {"n": n}
+    return ngettext("%(n)s month", "%(n)s months", n) % {"n": n}
 
 
 def pick_label(p) -> str:
     """A price pick's tier with its reserved term: 'reserved (1 year)'."""
-    return esc(p.pick) + (f" ({esc(p.term)})" if isinstance(p.term, str) else "")
+    shown = esc(word(PICKS, p.pick))
+    if not isinstance(p.term, str):
+        return shown
+    return shown + _(" (%(term)s)") % {"term": esc(term_words(p.term))}
 
 
 def kind_label(kind) -> str:
-    """What a kind of source is called on the pages: 'vendor document', 'price list'."""
-    return esc(KIND_LABELS.get(kind, kind))
+    """What a kind of source is called on the pages: 'vendor document', 'price list'. The English pages show the
+    kinds without a label by their name; another edition, in its words."""
+    if kind not in KIND_LABELS and i18n.current() != i18n.DEFAULT:
+        return esc(word(OTHER_KIND_LABELS, kind))
+    return esc(word(KIND_LABELS, kind))

@@ -14,6 +14,8 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
+from .i18n import _, ngettext
+
 
 def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
@@ -74,7 +76,7 @@ def seen(observed_on, date_known=True) -> str:
     """When a price was observed: its date and age, or, for a copy that prints no date, the day it was read
     (its age is unknown, so none is shown)."""
     if str(date_known) == "False":  # a Python or NumPy boolean; a missing value is not False
-        return f"undated copy, read {html_text(str(observed_on)[:10])}"
+        return _("undated copy, read %(date)s") % {"date": html_text(str(observed_on)[:10])}
     return age(observed_on)
 
 
@@ -96,8 +98,9 @@ def known(value) -> bool:
 
 
 def plural(n: int, one: str, many: str) -> str:
-    """'1 GPU', '2 GPUs', '1,024 users'."""
-    return f"{n:,} {one if n == 1 else many}"
+    """'1 GPU', '2 GPUs', '1,024 users'. The words are looked up in the catalogues by the singular (a caller marks
+    them where it writes them: `plural(n, N_("user"), N_("users"))`); a word without a translation stays English."""
+    return f"{n:,} {ngettext(one, many, n)}"
 
 
 def link(text, href: str) -> str:

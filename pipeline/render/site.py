@@ -117,9 +117,19 @@ def site_key(config_file: str | Path) -> str:
     theme options) and the MkDocs and Material versions. A different key forces a full build."""
     import importlib.metadata as md
 
-    digest = hashlib.sha256(Path(config_file).read_bytes()).hexdigest()
+    text = Path(config_file).read_bytes()
+    inherited = re.search(rb"^INHERIT:\s*(\S+)", text, re.M)  # an edition's configuration extends mkdocs.yml
+    if inherited:
+        text += (Path(config_file).parent / inherited.group(1).decode()).read_bytes()
+    digest = hashlib.sha256(text).hexdigest()
     digest += f" site_url {os.environ.get(SITE_URL_VARIABLE, '')}"  # canonical links and the sitemap
     return f"{digest} mkdocs {md.version('mkdocs')} material {md.version('mkdocs-material')}"
+
+
+def edition_config(config_file: str | Path, locale: str) -> Path:
+    """The MkDocs configuration of an edition: mkdocs.yml for English, mkdocs.<locale>.yml beside it."""
+    path = Path(config_file)
+    return path if locale == "en" else path.with_name(f"{path.stem}.{locale}{path.suffix}")
 
 
 def build_site(
@@ -128,10 +138,18 @@ def build_site(
     site_dir: str | Path,
     incremental: bool = False,
     template_cache: Path | None = None,
+    edition: str = "",
 ) -> SiteBuild:
-    """Build the site; template_cache keeps the theme's compiled Jinja templates between builds."""
+    """Build the site; template_cache keeps the theme's compiled Jinja templates between builds. `edition`: the
+    folder of an edition built inside the main site ('zh/'): its address is the site's plus that folder, and
+    the main site's robots.txt names its sitemap."""
+    import warnings
+
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
+
+    # jieba (imported by the search plugin to split Chinese words) has string escapes Python warns about
+    warnings.filterwarnings("ignore", message="invalid escape sequence")
 
     site = Path(site_dir)
     index_path = site / SEARCH_INDEX
@@ -143,6 +161,8 @@ def build_site(
     dirty = previous is not None
 
     cfg = load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir), strict=True)
+    if edition and cfg.site_url:
+        cfg.site_url = cfg.site_url.rstrip("/") + "/" + edition
     build_logger = logging.getLogger("mkdocs.commands.build")
     quiet = _DropDirtyWarning()
     rendered: list[str] = []
@@ -178,7 +198,7 @@ def build_site(
         cfg.plugins.on_shutdown()
 
     (site / SITE_KEY).write_text(key, encoding="utf-8")
-    write_crawler_files(site, cfg.site_url)
+    write_crawler_files(site, cfg.site_url, robots=not edition)
     if dirty:
         merged = merge_search_index(previous, json.loads(index_path.read_text(encoding="utf-8")))
         index_path.write_text(json.dumps(merged, separators=(",", ":")), encoding="utf-8")
@@ -188,11 +208,16 @@ def build_site(
     return SiteBuild(incremental=dirty, pages_rendered=len(rendered), search_entries=entries)
 
 
-def write_crawler_files(site: Path, site_url: str | None) -> None:
+def write_crawler_files(site: Path, site_url: str | None, robots: bool = True) -> None:
     """robots.txt naming the sitemap when the site's address is known; otherwise no sitemap at all (MkDocs
     writes one with no URL in it, which a crawler reads as a site without pages)."""
+    from pipeline.render.i18n import LOCALES, prefix
+
     if site_url:
-        (site / "robots.txt").write_text(f"User-agent: *\nAllow: /\nSitemap: {site_url}sitemap.xml\n", encoding="utf-8")
+        if not robots:  # an edition's sitemap is named by the main site's robots.txt
+            return
+        maps = "".join(f"Sitemap: {site_url}{e}sitemap.xml\n" for e in map(prefix, LOCALES))
+        (site / "robots.txt").write_text(f"User-agent: *\nAllow: /\n{maps}", encoding="utf-8")
         return
     for name in ("sitemap.xml", "sitemap.xml.gz", "robots.txt"):
         (site / name).unlink(missing_ok=True)

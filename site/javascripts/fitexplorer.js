@@ -4,6 +4,7 @@
   var form = document.getElementById("fit-form");
   if (!form) return;
   var out = document.getElementById("fit-out");
+  var Atlas = window.Atlas;  // atlas.js, loaded first: Atlas.t, the texts in the page's language
 
   function fill(select, values, labels) {
     select.innerHTML = "";
@@ -21,19 +22,22 @@
     out.innerHTML = "";
     out.setAttribute("data-key", key);
     if (!req || req[0] === null) {
-      out.textContent = "No requirement computed for this setting (a figure of the model's configuration is missing).";
+      out.textContent = Atlas.t("No requirement computed for this setting (a figure of the model's configuration is missing).");
       return;
     }
     var p = document.createElement("p");
-    p.textContent = "Needs " + req[0].toFixed(1) + " GB: weights " + req[1].toFixed(1) + " GB, KV cache "
-      + req[2].toFixed(2) + " GB, plus runtime overhead.";
+    p.textContent = Atlas.t("Needs {total} GB: weights {weights} GB, KV cache {kv} GB, plus runtime overhead.",
+                            { total: req[0].toFixed(1), weights: req[1].toFixed(1), kv: req[2].toFixed(2) });
     out.appendChild(p);
     var rows = data.gpus.map(function (g) {
       return { g: g, n: Math.ceil(req[0] / g.usable_gb) };
     }).sort(function (a, b) { return a.n - b.n || b.g.usable_gb - a.g.usable_gb; });
     var table = document.createElement("table");
     table.className = "atlas-fit-table";
-    table.innerHTML = "<thead><tr><th>GPU</th><th>Usable GB</th><th>GPUs needed</th></tr></thead>";
+    var head = table.appendChild(document.createElement("thead")).appendChild(document.createElement("tr"));
+    [Atlas.t("GPU"), Atlas.t("Usable GB"), Atlas.t("GPUs needed")].forEach(function (h) {
+      head.appendChild(document.createElement("th")).textContent = h;
+    });
     var body = table.appendChild(document.createElement("tbody"));
     rows.forEach(function (r) {
       var tr = body.insertRow();
@@ -46,7 +50,8 @@
       var bar = cell.appendChild(document.createElement("span"));
       bar.className = "atlas-bar " + (r.n <= 1 ? "one" : r.n <= 8 ? "few" : "many");
       bar.style.width = Math.min(r.n, 9) * 10 + "%";
-      cell.appendChild(document.createTextNode(r.n <= 1 ? " 1 (fits on one)" : r.n <= 8 ? " " + r.n : " " + r.n + " (more than 8: several servers)"));
+      cell.appendChild(document.createTextNode(" " + (r.n <= 1 ? Atlas.t("1 (fits on one)") : r.n <= 8 ? String(r.n)
+        : Atlas.t("{n} (more than 8: several servers)", { n: r.n }))));
     });
     var wrap = out.appendChild(document.createElement("div"));
     wrap.className = "md-typeset__scrollwrap";
@@ -54,11 +59,13 @@
     wrap.firstChild.appendChild(table);
   }
 
-  window.Atlas.getJSON(form.getAttribute("data-src")).then(function (data) {
+  Atlas.getJSON(form.getAttribute("data-src")).then(function (data) {
     fill(form.model, data.models.map(function (m) { return m.model_id; }),
-         data.models.map(function (m) { return (m.name || m.model_id) + " (" + window.Atlas.fmt(m.params_b, 3) + " B parameters)"; }));
+         data.models.map(function (m) {
+           return Atlas.t("{model} ({n} B parameters)", { model: m.name || m.model_id, n: Atlas.fmt(m.params_b, 3) });
+         }));
     fill(form.precision, data.precisions, data.precisions.map(function (p) { return p.toUpperCase(); }));
-    fill(form.context, data.contexts, data.contexts.map(function (c) { return window.Atlas.fmt(c); }));
+    fill(form.context, data.contexts, data.contexts.map(function (c) { return Atlas.fmt(c); }));
     form.model.value = data["default"].model;
     form.precision.value = data["default"].precision;
     form.context.value = String(data["default"].context);

@@ -10,7 +10,8 @@
   var P = data.parameters;
   var HOURS = P.hours_per_year || 8760;
 
-  var el = window.Atlas.el, money = window.Atlas.money;
+  var Atlas = window.Atlas;  // atlas.js, loaded first: Atlas.t, the texts in the page's language
+  var el = Atlas.el, money = Atlas.money;
   function num(v) { var n = parseFloat(v); return isFinite(n) ? n : null; }
 
   // one owned item: every hour pays amortisation and hosting; a busy hour also pays power
@@ -53,7 +54,7 @@
     var svg = document.createElementNS(ns, "svg");
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "Owned cost per busy GPU-hour against utilisation, with the rental price");
+    svg.setAttribute("aria-label", Atlas.t("Owned cost per busy GPU-hour against utilisation, with the rental price"));
     svg.setAttribute("class", "atlas-own-chart");
     function x(v) { return pad + v * (w - pad - 10); }
     function y(v) { return h - pad + 10 - v / ymax * (h - pad - 10); }
@@ -74,8 +75,8 @@
     if (rental) line([[0, rental], [1, rental]], "atlas-rental");
     [0, 0.25, 0.5, 0.75, 1].forEach(function (v) { text(x(v), h - 8, Math.round(v * 100) + "%", "middle"); });
     text(4, y(ymax / 1.05) + 4, money(ymax / 1.05, 2));
-    text(w - 12, y(rental || 0) - 4, rental ? "rent " + money(rental, 2) : "", "end");
-    text(x(0.5), 14, "owned, per busy GPU-hour (falls as the hardware is busier)", "middle");
+    text(w - 12, y(rental || 0) - 4, rental ? Atlas.t("rent {price}", { price: money(rental, 2) }) : "", "end");
+    text(x(0.5), 14, Atlas.t("owned, per busy GPU-hour (falls as the hardware is busier)"), "middle");
     return svg;
   }
 
@@ -85,23 +86,25 @@
               util: num(form.util.value), rental: num(form.rental.value) };
     out.innerHTML = "";
     if (q.price === null || q.watts === null || q.kwh === null || !q.years || !q.util || q.util > 100) {
-      out.appendChild(el("p", {}, "Give a purchase price, the power while busy, an electricity price, years (above 0) " +
-                                  "and a busy share between 1 and 100%."));
+      out.appendChild(el("p", {}, Atlas.t("Give a purchase price, the power while busy, an electricity price, years (above 0) " +
+                                          "and a busy share between 1 and 100%.")));
       return;
     }
     var o = owned(q), u = q.util / 100, cost = o.perBusyGpuHour(u);
-    var rows = [["Owned, per busy GPU-hour at " + q.util + "% busy", money(cost, 3)],
-                ["of which amortisation + hosting (every hour, per GPU)", money((o.amort + o.hosting) / q.count, 3) + " per hour"],
-                ["of which power (busy hours, per GPU)", money(o.power / q.count, 3)]];
+    var rows = [[Atlas.t("Owned, per busy GPU-hour at {util}% busy", { util: q.util }), money(cost, 3)],
+                [Atlas.t("of which amortisation + hosting (every hour, per GPU)"),
+                 Atlas.t("{cost} per hour", { cost: money((o.amort + o.hosting) / q.count, 3) })],
+                [Atlas.t("of which power (busy hours, per GPU)"), money(o.power / q.count, 3)]];
     if (q.rental !== null && q.rental > 0) {
       var margin = q.rental * q.count - o.power;
       var breakeven = margin > 0 ? (o.amort + o.hosting) / margin : null;
       var monthly = (margin * u - o.hosting * (1 - u)) * HOURS / 12;  // saved per month against renting the busy hours
-      rows.push(["Renting the same, per GPU-hour", money(q.rental, 3)]);
-      rows.push(["Break-even utilisation", breakeven === null ? "never (power alone costs more than the rental)"
-                 : breakeven > 1 ? "never (" + Math.round(breakeven * 100) + "%)" : Math.round(breakeven * 100) + "%"]);
-      rows.push(["Payback at " + q.util + "% busy", monthly > 0 ? Math.round(q.price / monthly) + " months" : "never"]);
-      rows.push(["Cheaper at " + q.util + "% busy", cost < q.rental ? "owning" : "renting"]);
+      rows.push([Atlas.t("Renting the same, per GPU-hour"), money(q.rental, 3)]);
+      rows.push([Atlas.t("Break-even utilisation"), breakeven === null ? Atlas.t("never (power alone costs more than the rental)")
+                 : breakeven > 1 ? Atlas.t("never ({pct}%)", { pct: Math.round(breakeven * 100) }) : Math.round(breakeven * 100) + "%"]);
+      rows.push([Atlas.t("Payback at {util}% busy", { util: q.util }),
+                 monthly > 0 ? Atlas.t("{n} months", { n: Math.round(q.price / monthly) }) : Atlas.t("never")]);
+      rows.push([Atlas.t("Cheaper at {util}% busy", { util: q.util }), cost < q.rental ? Atlas.t("owning") : Atlas.t("renting")]);
     }
     var t = el("table", { "class": "atlas-own-table" });
     rows.forEach(function (r) {
@@ -128,20 +131,20 @@
   function show() {
     var list = (runs.gpus[owned2.gpu.value] || []).filter(function (r) { return r[2] <= parseInt(owned2.count.value, 10); });
     out2.innerHTML = "";
-    if (!list.length) { out2.appendChild(el("p", {}, "No current model fits on that many of these GPUs.")); return; }
+    if (!list.length) { out2.appendChild(el("p", {}, Atlas.t("No current model fits on that many of these GPUs."))); return; }
     var t = el("table", {}), head = t.createTHead().insertRow();
-    ["Model", "Weights", "GPUs it needs", "Expected tokens/s, one user"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
+    [Atlas.t("Model"), Atlas.t("Weights"), Atlas.t("GPUs it needs"), Atlas.t("Expected tokens/s, one user")].forEach(function (h) { head.appendChild(el("th", {}, h)); });
     var body = t.createTBody();
     list.forEach(function (r) {
       var tr = body.insertRow();
-      [r[0], r[1].toUpperCase(), String(r[2]), window.Atlas.fmt(r[3], 3)].forEach(function (v) {
+      [r[0], r[1].toUpperCase(), String(r[2]), Atlas.fmt(r[3], 3)].forEach(function (v) {
         tr.appendChild(el("td", {}, v));
       });
     });
-    out2.appendChild(el("p", {}, list.length + " model and weight combinations fit, largest models first."));
+    out2.appendChild(el("p", {}, Atlas.t("{n} model and weight combinations fit, largest models first.", { n: list.length })));
     out2.appendChild(el("div", { "class": "atlas-scroll" })).appendChild(t);
     out2.setAttribute("data-ready", "true");
   }
   owned2.addEventListener("change", function () { if (runs) show(); });
-  window.Atlas.getJSON(owned2.getAttribute("data-src")).then(function (d) { runs = d; show(); });
+  Atlas.getJSON(owned2.getAttribute("data-src")).then(function (d) { runs = d; show(); });
 })();

@@ -13,10 +13,33 @@
   var index = null, model = null, training = {};
   var NUMBERS = { users: "users", input: "input_tokens", output: "output_tokens", context: "context",
                   min_user: "min_tokens_per_user", max_ttft: "max_ttft_s" };
-  var LABELS = { users: "Concurrent users", input: "Input tokens", output: "Output tokens", context: "Context tokens",
-                 min_user: "Tokens/s per user", max_ttft: "Seconds to first token", tokens: "Training tokens (billions)" };
+  var Atlas = window.Atlas;  // atlas.js, loaded first: Atlas.t, the texts in the page's language
+  var LABELS = { users: Atlas.t("Concurrent users"), input: Atlas.t("Input tokens"), output: Atlas.t("Output tokens"),
+                 context: Atlas.t("Context tokens"), min_user: Atlas.t("Tokens/s per user"),
+                 max_ttft: Atlas.t("Seconds to first token"), tokens: Atlas.t("Training tokens (billions)") };
+  // the English words the data files (api/v1/plan/*.json) carry, as the reader's language shows them
+  var WORDS = {
+    "serve": Atlas.t("serve"), "fine-tune (full)": Atlas.t("fine-tune (full)"),
+    "fine-tune (LoRA)": Atlas.t("fine-tune (LoRA)"), "fine-tune (QLoRA)": Atlas.t("fine-tune (QLoRA)"),
+    "pre-train": Atlas.t("pre-train"), "TensorRT-LLM (NVIDIA only)": Atlas.t("TensorRT-LLM (NVIDIA only)"),
+    "on-demand": Atlas.t("on-demand"), "spot": Atlas.t("spot"), "reserved": Atlas.t("reserved"),
+    "current": Atlas.t("current"), "superseded": Atlas.t("superseded"), "legacy": Atlas.t("legacy"),
+    "list price": Atlas.t("list price"),
+    "prefill (compute)": Atlas.t("prefill (compute)"), "decode (memory bandwidth)": Atlas.t("decode (memory bandwidth)"),
+    "decode (compute)": Atlas.t("decode (compute)"), "compute": Atlas.t("compute"),
+    "lowest $ per million tokens": Atlas.t("lowest $ per million tokens"),
+    "ties with #1 (within 0.5%)": Atlas.t("ties with #1 (within 0.5%)")
+  };
+  function word(v) {
+    if (Object.prototype.hasOwnProperty.call(WORDS, v)) return WORDS[v];
+    var n = /^marketplace median over (\d+) listings$/.exec(v);
+    if (n) return Atlas.t("marketplace median over {n} listings", { n: n[1] });
+    n = /^(\d+)% more per million tokens than #1$/.exec(v);
+    if (n) return Atlas.t("{pct}% more per million tokens than #1", { pct: n[1] });
+    return v;
+  }
 
-  var el = window.Atlas.el, fmt = window.Atlas.fixed, money = window.Atlas.money, plural = window.Atlas.plural;
+  var el = Atlas.el, fmt = Atlas.fixed, money = Atlas.money;
   function fill(select, values) {  // values: [[value, label], ...]
     var current = select.value;
     select.innerHTML = "";
@@ -25,10 +48,11 @@
   }
   function fillModels(select, models) {  // current models first; superseded and legacy ones apart
     select.innerHTML = "";
-    [["Current models", true], ["Older models", false]].forEach(function (g) {
+    [[Atlas.t("Current models"), true], [Atlas.t("Older models"), false]].forEach(function (g) {
       var group = el("optgroup", { label: g[0] });
       models.filter(function (m) { return (m.status === "current") === g[1]; }).forEach(function (m) {
-        group.appendChild(el("option", { value: m.model_id }, m.name + (g[1] ? "" : " (" + m.status + ")")));
+        group.appendChild(el("option", { value: m.model_id },
+                             g[1] ? m.name : Atlas.t("{model} ({status})", { model: m.name, status: word(m.status) })));
       });
       if (group.children.length) select.appendChild(group);
     });
@@ -39,9 +63,11 @@
   }
   function dated(o) {
     if (!o.observed_on) return "–";
-    if (o.observed_date_known === false) return "undated copy, read " + o.observed_on;
+    if (o.observed_date_known === false) return Atlas.t("undated copy, read {date}", { date: o.observed_on });
     var n = days(o.observed_on);
-    return o.observed_on + " (" + (n === 0 ? "today" : plural(n, "day", "days") + " ago") + ")";
+    if (n === 0) return Atlas.t("{date} (today)", { date: o.observed_on });
+    return n === 1 ? Atlas.t("{date} ({n} day ago)", { date: o.observed_on, n: fmt(n) })
+      : Atlas.t("{date} ({n} days ago)", { date: o.observed_on, n: fmt(n) });
   }
   function currentModel() {
     return index.models.filter(function (m) { return m.model_id === form.model.value; })[0];
@@ -59,8 +85,9 @@
       var v = Number(raw);
       if (raw === "" || !isFinite(v) || v < low || v > high) {
         form[name].setAttribute("aria-invalid", "true");
-        problems.push(LABELS[name] + " must be between " + fmt(low, low < 1 ? 3 : 0) + " and " + fmt(high) +
-                      (raw === "" ? "" : " (got " + raw + ")") + ".");
+        var range = { label: LABELS[name], low: fmt(low, low < 1 ? 3 : 0), high: fmt(high), got: raw };
+        problems.push(raw === "" ? Atlas.t("{label} must be between {low} and {high}.", range)
+          : Atlas.t("{label} must be between {low} and {high} (got {got}).", range));
       }
       return v;
     }
@@ -77,8 +104,9 @@
       q.max_ttft_s = number("max_ttft", false, L.max_ttft_s[0], L.max_ttft_s[1]);
       if (!problems.length && q.input_tokens + q.output_tokens > q.context_tokens) {
         form.context.setAttribute("aria-invalid", "true");
-        problems.push("Input + output tokens (" + fmt(q.input_tokens + q.output_tokens) + ") must fit the context (" +
-                      fmt(q.context_tokens) + "); " + m.name + " allows up to " + fmt(m.max_context) + ".");
+        problems.push(Atlas.t("Input + output tokens ({sum}) must fit the context ({context}); {model} allows up to {max}.",
+                              { sum: fmt(q.input_tokens + q.output_tokens), context: fmt(q.context_tokens), model: m.name,
+                                max: fmt(m.max_context) }));
       }
       ["users", "input_tokens", "output_tokens", "context_tokens"].forEach(function (k) {
         if (q[k] !== null) q[k] = Math.round(q[k]);
@@ -126,7 +154,7 @@
     }
     parts.push("--tier " + (q.tier || "any"));
     cli.innerHTML = "";
-    cli.appendChild(document.createTextNode("The same answer from the command line: "));
+    cli.appendChild(document.createTextNode(Atlas.t("The same answer from the command line:") + " "));
     cli.appendChild(el("code", {}, parts.join(" ")));
   }
 
@@ -138,8 +166,9 @@
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
     svg.setAttribute("class", "atlas-curve");
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "Output tokens per second per GPU against tokens per second per user, " +
-                     points.length + " loads from " + points[0].users + " to " + points[points.length - 1].users + " users");
+    svg.setAttribute("aria-label", Atlas.t("Output tokens per second per GPU against tokens per second per user, " +
+                                           "{n} loads from {first} to {last} users",
+                                           { n: points.length, first: points[0].users, last: points[points.length - 1].users }));
     var maxX = Math.max.apply(null, points.map(function (p) { return p.per_user; }));
     var maxY = Math.max.apply(null, points.map(function (p) { return p.per_gpu; }));
     function X(v) { return pad + (w - pad - 8) * v / maxX; }
@@ -153,16 +182,17 @@
     }
     add("line", { x1: pad, y1: Y(0), x2: w - 8, y2: Y(0), class: "axis" });
     add("line", { x1: pad, y1: Y(0), x2: pad, y2: 4, class: "axis" });
-    add("text", { x: w - 8, y: h - 4, "text-anchor": "end" }, "tok/s per user → " + fmt(maxX));
+    add("text", { x: w - 8, y: h - 4, "text-anchor": "end" }, Atlas.t("tok/s per user → {max}", { max: fmt(maxX) }));
     add("text", { x: 2, y: 12 }, fmt(maxY));
-    add("text", { x: 2, y: 24 }, "tok/s/GPU");
+    add("text", { x: 2, y: 24 }, Atlas.t("tok/s/GPU"));
     add("polyline", { points: points.map(function (p) { return X(p.per_user) + "," + Y(p.per_gpu); }).join(" "),
                       class: "line" });
     points.forEach(function (p) {
       var c = add("circle", { cx: X(p.per_user), cy: Y(p.per_gpu), r: 3 });
       var t = document.createElementNS(ns, "title");
-      t.textContent = plural(p.users, "user", "users") + ": " + fmt(p.per_user, 1) + " tok/s each, " +
-        fmt(p.per_gpu) + " tok/s per GPU";
+      var shown = { users: fmt(p.users), each: fmt(p.per_user, 1), gpu: fmt(p.per_gpu) };
+      t.textContent = Number(p.users) === 1 ? Atlas.t("{users} user: {each} tok/s each, {gpu} tok/s per GPU", shown)
+        : Atlas.t("{users} users: {each} tok/s each, {gpu} tok/s per GPU", shown);
       c.appendChild(t);
     });
     return svg;
@@ -170,9 +200,10 @@
 
   function serveTable(q, options) {
     var t = el("table", { class: "atlas-table" });
-    var head = ["#", "Machine", "Split", "Provider", "Tier", "$/hour", "Output tok/s per GPU (expected)",
-                "Tok/s per user (expected)", "Time to first token, s", "$/M input", "$/M output",
-                "$/M tokens (blended)", "Price date", "Load curve"];
+    var head = ["#", Atlas.t("Machine"), Atlas.t("Split"), Atlas.t("Provider"), Atlas.t("Tier"), Atlas.t("$/hour"),
+                Atlas.t("Output tok/s per GPU (expected)"), Atlas.t("Tok/s per user (expected)"),
+                Atlas.t("Time to first token, s"), Atlas.t("$/M input"), Atlas.t("$/M output"),
+                Atlas.t("$/M tokens (blended)"), Atlas.t("Price date"), Atlas.t("Load curve")];
     var tr = el("tr");
     head.forEach(function (h) { tr.appendChild(el("th", { scope: "col" }, h)); });
     t.appendChild(el("thead")).appendChild(tr);
@@ -183,42 +214,48 @@
       machine.appendChild(document.createTextNode(o.instance_gpus + " × "));
       machine.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
       machine.appendChild(el("br"));
-      machine.appendChild(el("small", {}, o.offering + " · " + o.price_kind));
+      machine.appendChild(el("small", {}, o.offering + " · " + word(o.price_kind)));
       r.appendChild(el("td", {}, String(o.rank)));
       r.appendChild(machine);
-      r.appendChild(el("td", {}, "TP " + o.tensor_parallel + (o.replicas > 1 ? " × " + o.replicas + " replicas" : "")));
+      r.appendChild(el("td", {}, o.replicas > 1
+        ? Atlas.t("TP {tp} × {n} replicas", { tp: o.tensor_parallel, n: o.replicas })
+        : Atlas.t("TP {tp}", { tp: o.tensor_parallel })));
       r.appendChild(el("td", {}, o.provider));
-      r.appendChild(el("td", {}, o.pricing_tier));
+      r.appendChild(el("td", {}, word(o.pricing_tier)));
       r.appendChild(el("td", {}, money(o.usd_per_hour, 2)));
-      r.appendChild(el("td", { title: "bound " + fmt(o.bound_throughput_tokens_per_s_per_gpu) }, fmt(o.throughput_tokens_per_s_per_gpu)));
-      r.appendChild(el("td", { title: "bound " + fmt(o.bound_tokens_per_s_per_user, 1) }, fmt(o.expected_tokens_per_s_per_user, 1)));
-      r.appendChild(el("td", { title: "bound " + fmt(o.bound_ttft_s, 3) }, fmt(o.ttft_s, 2)));
+      r.appendChild(el("td", { title: Atlas.t("bound {value}", { value: fmt(o.bound_throughput_tokens_per_s_per_gpu) }) },
+                       fmt(o.throughput_tokens_per_s_per_gpu)));
+      r.appendChild(el("td", { title: Atlas.t("bound {value}", { value: fmt(o.bound_tokens_per_s_per_user, 1) }) },
+                       fmt(o.expected_tokens_per_s_per_user, 1)));
+      r.appendChild(el("td", { title: Atlas.t("bound {value}", { value: fmt(o.bound_ttft_s, 3) }) }, fmt(o.ttft_s, 2)));
       r.appendChild(el("td", {}, money(o.usd_per_million_input_tokens, 3)));
       r.appendChild(el("td", {}, money(o.usd_per_million_output_tokens, 3)));
-      r.appendChild(el("td", { title: o.why + "; " + o.limited_by + "-bound" }, money(o.usd_per_million_tokens, 3)));
+      r.appendChild(el("td", { title: Atlas.t("{why}; {limit}-bound", { why: word(o.why), limit: word(o.limited_by) }) },
+                       money(o.usd_per_million_tokens, 3)));
       r.appendChild(el("td", {}, dated(o)));
       var cell = el("td");
       var button = el("button", { type: "button", class: "atlas-curve-button", "aria-expanded": "false",
-                                  "aria-label": "Load curve of option " + o.rank }, "show");
+                                  "aria-label": Atlas.t("Load curve of option {rank}", { rank: o.rank }) }, Atlas.t("show"));
       var chartRow = null;
       button.addEventListener("click", function () {
         if (chartRow) {
           chartRow.remove();
           chartRow = null;
           button.setAttribute("aria-expanded", "false");
-          button.textContent = "show";
+          button.textContent = Atlas.t("show");
           return;
         }
         chartRow = el("tr", { class: "atlas-curve-row" });
         var td = el("td", { colspan: String(head.length) });
         var pts = model.curve(q, o);
-        td.appendChild(el("p", {}, "Option " + o.rank + " (" + o.instance_gpus + " × " + o.gpu_name + ", TP " +
-          o.tensor_parallel + "): output tokens/s per GPU against tokens/s per user as the users double."));
+        td.appendChild(el("p", {}, Atlas.t("Option {rank} ({gpus} × {gpu}, TP {tp}): output tokens/s per GPU against " +
+                                           "tokens/s per user as the users double.",
+                                           { rank: o.rank, gpus: o.instance_gpus, gpu: o.gpu_name, tp: o.tensor_parallel })));
         if (pts.length) td.appendChild(curveSvg(pts));
         chartRow.appendChild(td);
         r.after(chartRow);
         button.setAttribute("aria-expanded", "true");
-        button.textContent = "hide";
+        button.textContent = Atlas.t("hide");
       });
       cell.appendChild(button);
       r.appendChild(cell);
@@ -231,7 +268,8 @@
   function trainingTable(options, factor) {
     var t = el("table", { class: "atlas-table" });
     var tr = el("tr");
-    ["#", "Machine", "Provider", "Tier", "$/hour", "Tokens/s (expected)", "Hours", "$ per job", "Price date"]
+    ["#", Atlas.t("Machine"), Atlas.t("Provider"), Atlas.t("Tier"), Atlas.t("$/hour"), Atlas.t("Tokens/s (expected)"),
+     Atlas.t("Hours"), Atlas.t("$ per job"), Atlas.t("Price date")]
       .forEach(function (h) { tr.appendChild(el("th", { scope: "col" }, h)); });
     t.appendChild(el("thead")).appendChild(tr);
     var body = el("tbody");
@@ -243,7 +281,7 @@
       [String(o.rank)].forEach(function (v) { r.appendChild(el("td", {}, v)); });
       r.appendChild(machine);
       r.appendChild(el("td", {}, o.provider));
-      r.appendChild(el("td", {}, o.pricing_tier));
+      r.appendChild(el("td", {}, word(o.pricing_tier)));
       r.appendChild(el("td", {}, money(o.usd_per_hour, 2)));
       r.appendChild(el("td", {}, fmt(o.expected_tokens_per_s)));
       r.appendChild(el("td", {}, fmt(o.job_hours * factor, 1)));
@@ -269,36 +307,46 @@
   function weightsLabel(q) {
     if (q.precision !== "native") return q.precision.toUpperCase();
     var row = model.models.filter(function (r) { return r.model_id === q.model_id && r.format === "native"; })[0];
-    return "native (" + (row ? row.resolved_format.toUpperCase() : "checkpoint") + ")";
+    var format = row ? row.resolved_format.toUpperCase() : Atlas.t("checkpoint");
+    return Atlas.t("native ({format})", { format: format });
   }
 
   function show(q, problems) {
     errorBox.hidden = !problems.length;
     errorBox.textContent = problems.join(" ");
     if (problems.length) {
-      summary.textContent = "Change the highlighted value to see options.";
+      summary.textContent = Atlas.t("Change the highlighted value to see options.");
       results.innerHTML = "";
       return;
     }
     writeCli(q);
     var m = currentModel();
-    var tier = q.tier ? q.tier + " prices" : "every pricing tier";
+    var tier = q.tier ? Atlas.t("{tier} prices", { tier: word(q.tier) }) : Atlas.t("every pricing tier");
     if (q.workload === "serve") {
       var t0 = performance.now();
       var options = model.plan(q);
       results.dataset.ms = String(performance.now() - t0);
-      var target = (q.min_tokens_per_user !== null ? ", at least " + fmt(q.min_tokens_per_user, 1) + " tokens/s per user" : "") +
-        (q.max_ttft_s !== null ? ", first token within " + fmt(q.max_ttft_s, 2) + " s" : "");
+      var target = (q.min_tokens_per_user !== null
+        ? Atlas.t(", at least {n} tokens/s per user", { n: fmt(q.min_tokens_per_user, 1) }) : "") +
+        (q.max_ttft_s !== null ? Atlas.t(", first token within {s} s", { s: fmt(q.max_ttft_s, 2) }) : "");
+      var counts = { shown: Math.min(SHOWN, options.length), n: fmt(options.length) };
+      var answer = !options.length
+        ? (target ? Atlas.t("no rentable machine of up to 8 GPUs holds it at that speed.")
+          : Atlas.t("no rentable machine of up to 8 GPUs holds it."))
+        : options.length === 1 ? Atlas.t("the {shown} cheapest of {n} option.", counts)
+          : Atlas.t("the {shown} cheapest of {n} options.", counts);
+      var users = Number(q.users) === 1 ? Atlas.t("{n} concurrent user", { n: fmt(q.users) })
+        : Atlas.t("{n} concurrent users", { n: fmt(q.users) });
       summary.innerHTML = "";
       summary.appendChild(el("strong", {}, m.name));
-      summary.appendChild(document.createTextNode(
-        ", serve, " + weightsLabel(q) + " weights, " + q.kv_precision.toUpperCase() + " KV cache, " +
-        plural(q.users, "concurrent user", "concurrent users") + ", " + fmt(q.input_tokens) + " input and " +
-        fmt(q.output_tokens) + " output tokens per request, context " + fmt(q.context_tokens) + target + ", " +
-        index.engines[q.engine_family] + ", " + tier + ": " +
-        (options.length ? "the " + Math.min(SHOWN, options.length) + " cheapest of " +
-          plural(options.length, "option", "options") + "." : "no rentable machine of up to 8 GPUs holds it" +
-          (target ? " at that speed." : "."))));
+      summary.appendChild(document.createTextNode(Atlas.t(
+        ", serve, {weights} weights, {kv} KV cache, {users}, {input} input and {output} output tokens per request, " +
+        "context {context}{target}, {engine}, {tier}: {answer}", {
+          weights: weightsLabel(q), kv: q.kv_precision.toUpperCase(),
+          users: users,
+          input: fmt(q.input_tokens), output: fmt(q.output_tokens), context: fmt(q.context_tokens), target: target,
+          engine: word(index.engines[q.engine_family]), tier: tier, answer: answer
+        })));
       results.innerHTML = "";
       if (options.length) results.appendChild(serveTable(q, options));
       return;
@@ -313,9 +361,11 @@
       var factor = q.tokens / (q.workload === "pretrain" ? (rows.length ? rows[0].job_tokens : q.tokens) : data.tokens);
       summary.innerHTML = "";
       summary.appendChild(el("strong", {}, m.name));
-      summary.appendChild(document.createTextNode(", " + index.workloads[q.workload] + ", " +
-        fmt(q.tokens / 1e9, 3) + " billion tokens, " + tier + ": " +
-        (rows.length ? "the " + rows.length + " cheapest options." : "no rentable machine holds it.")));
+      var answer = rows.length ? Atlas.t("the {n} cheapest options.", { n: rows.length })
+        : Atlas.t("no rentable machine holds it.");
+      summary.appendChild(document.createTextNode(Atlas.t(", {workload}, {tokens} billion tokens, {tier}: {answer}", {
+        workload: word(index.workloads[q.workload]), tokens: fmt(q.tokens / 1e9, 3), tier: tier, answer: answer
+      })));
       results.innerHTML = "";
       if (rows.length) results.appendChild(trainingTable(rows, factor));
     });
@@ -329,19 +379,19 @@
   }
 
   Promise.all([
-    window.Atlas.getJSON(api + "index.json"),
-    window.Atlas.getJSON(api + "coefficients.json")
+    Atlas.getJSON(api + "index.json"),
+    Atlas.getJSON(api + "coefficients.json")
   ]).then(function (loaded) {
     index = loaded[0];
     model = new window.AtlasPlannerModel.Model(loaded[1]);
     fillModels(form.model, index.models);
-    fill(form.workload, Object.keys(index.workloads).map(function (k) { return [k, index.workloads[k]]; }));
+    fill(form.workload, Object.keys(index.workloads).map(function (k) { return [k, word(index.workloads[k])]; }));
     fill(form.precision, index.precisions.map(function (p) {
-      return [p, p === "native" ? "As the checkpoint ships" : p.toUpperCase()];
+      return [p, p === "native" ? Atlas.t("As the checkpoint ships") : p.toUpperCase()];
     }));
     fill(form.kv, index.kv_precisions.map(function (p) { return [p, p.toUpperCase()]; }));
-    fill(form.engine, Object.keys(index.engines).map(function (k) { return [k, index.engines[k]]; }));
-    fill(form.tier, index.tiers.map(function (t) { return [t, t === "any" ? "any tier" : t]; }));
+    fill(form.engine, Object.keys(index.engines).map(function (k) { return [k, word(index.engines[k])]; }));
+    fill(form.tier, index.tiers.map(function (t) { return [t, t === "any" ? Atlas.t("any tier") : word(t)]; }));
     var d = index.defaults;
     var start = { model: d.model, workload: d.workload, precision: d.precision, kv: d.kv_precision, users: d.users,
                   input: d.input_tokens, output: d.output_tokens, context: d.context, engine: d.engine, tier: d.tier,
@@ -370,11 +420,13 @@
     update(false);
     if (ignored.length) {
       errorBox.hidden = false;
-      errorBox.textContent = "Not a choice here, so the default is shown instead: " + ignored.join(", ") + ".";
+      errorBox.textContent = Atlas.t("Not a choice here, so the default is shown instead: {choices}.",
+                                     { choices: ignored.join(", ") });
     }
     document.body.dataset.plannerReady = "1";
   }).catch(function (err) {
     errorBox.hidden = false;
-    errorBox.textContent = "The Planner's data could not be loaded (" + err.message + "); the table below is the default question.";
+    errorBox.textContent = Atlas.t("The Planner's data could not be loaded ({error}); the table below is the default question.",
+                                   { error: err.message });
   });
 })();

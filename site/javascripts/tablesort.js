@@ -2,6 +2,7 @@
 // get a filter box; columns listed in data-low (0-based) are hidden on a phone (atlas.css).
 (function () {
   var FILTER_ROWS = 25;
+  var Atlas = window.Atlas;  // atlas.js, loaded first: Atlas.t, the texts in the page's language
 
   function value(cell) {
     var age = cell.querySelector("[data-days]");  // price ages (ages.js) sort by their day count
@@ -19,14 +20,14 @@
     var box = document.createElement("div");
     box.className = "atlas-filter";
     var label = document.createElement("label");
-    label.textContent = "Filter rows ";
+    label.textContent = Atlas.t("Filter rows") + " ";
     var input = document.createElement("input");
     input.type = "search";
-    input.placeholder = "e.g. H100, aws, spot";
+    input.placeholder = Atlas.t("e.g. H100, aws, spot");
     label.appendChild(input);
     var count = document.createElement("span");
     count.setAttribute("aria-live", "polite");
-    count.textContent = rows.length + " rows";
+    count.textContent = Atlas.t("{n} rows", { n: rows.length });
     box.appendChild(label);
     box.appendChild(count);
     wrapper.insertBefore(box, wrapper.firstChild);
@@ -39,7 +40,7 @@
         r.hidden = !keep;
         if (keep) shown += 1;
       });
-      count.textContent = shown + " of " + rows.length + " rows";
+      count.textContent = Atlas.t("{shown} of {n} rows", { shown: shown, n: rows.length });
     });
   }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -189,3 +190,103 @@ def test_compare_puts_the_chosen_gpus_side_by_side_and_keeps_them_in_the_address
     assert "gpus=a" in page.url and "b" not in page.url.split("gpus=")[1]
     assert errors == []
     page.close()
+
+
+def zh_page_html(body: str, messages: dict | None, *scripts: str) -> str:
+    """A page of the Chinese edition: `<html lang="zh-CN">`, the scripts' texts (messages.js) before atlas.js."""
+    table = "" if messages is None else f"<script>window.ATLAS_MESSAGES = {json.dumps(messages)};</script>"
+    return (
+        page_html(body, *scripts)
+        .replace('<html lang="en">', '<html lang="zh-CN">')
+        .replace("<script", table + "<script", 1)
+    )
+
+
+def test_atlas_t_translates_from_the_loaded_messages_and_fills_placeholders(browser, fixtures):
+    messages = {"{n} rows": "{n} 行", "{shown} of {n} rows": "{shown} / {n} 行", "today": "今天"}
+    page, errors = open_page(browser, fixtures, "t-zh.html", zh_page_html("<p>x</p>", messages))
+    got = page.evaluate(
+        """() => {
+        const A = window.Atlas;
+        return [A.lang, A.t("today"), A.t("{n} rows", {n: A.fixed(1200)}), A.t("{shown} of {n} rows", {shown: 3, n: 12}),
+                A.t("not in the table, {x}", {x: "{n}"}), A.t("{missing} stays", {}), A.t("today", {unused: 1})];
+    }"""
+    )
+    # a text the table lacks shows in English; a value is never read for placeholders; unknown ones are kept
+    assert got == ["zh", "今天", "1,200 行", "3 / 12 行", "not in the table, {n}", "{missing} stays", "今天"]
+    assert errors == []
+    page.close()
+    page, errors = open_page(browser, fixtures, "t-en.html", page_html("<p>x</p>"))
+    assert page.evaluate("() => [Atlas.lang, Atlas.t('today'), Atlas.t('{n} rows', {n: 5})]") == [
+        "en",
+        "today",
+        "5 rows",
+    ]
+    assert errors == []
+    page.close()
+
+
+def test_price_ages_show_chinese_with_the_editions_messages(browser, fixtures):
+    from pipeline.render import i18n
+
+    root, _url = fixtures
+    (root / "javascripts" / "messages.js").write_text(i18n.script_messages("zh"), encoding="utf-8")
+    three_days_ago = (dt.date.today() - dt.timedelta(days=3)).isoformat()
+    today = dt.date.today().isoformat()
+    body = (
+        f'<time class="atlas-age" datetime="{three_days_ago}"></time><time class="atlas-age" datetime="{today}"></time>'
+    )
+    html = zh_page_html(body, None, "ages.js").replace(
+        '<script src="../javascripts/atlas.js"',
+        '<script src="../javascripts/messages.js"></script><script src="../javascripts/atlas.js"',
+    )
+    page, errors = open_page(browser, fixtures, "ages-zh.html", html)
+    texts = page.eval_on_selector_all("time", "ts => ts.map(t => t.textContent)")
+    assert texts == [f"{three_days_ago} · 3 天前", f"{today} · 今天"]
+    assert page.get_attribute("time", "title") == f"观测于 {three_days_ago}"
+    assert page.get_attribute("time", "data-days") == "3"  # what the sortable tables read stays a number
+    assert errors == []
+    page.close()
+
+
+def test_compare_in_chinese_translates_labels_and_keeps_the_figures(browser, fixtures):
+    from pipeline.render import i18n
+
+    root, _url = fixtures
+    (root / "javascripts" / "messages.js").write_text(i18n.script_messages("zh"), encoding="utf-8")
+    gpus = {"schema_version": 1, "gpus": [gpu("a", "GPU A", 80, 2.5), gpu("b", "GPU B", 141, None)]}
+    fits = {"schema_version": 1, "largest_model_on_one_gpu": {}}
+    options = '<option value="">–</option><option value="a">GPU A</option><option value="b">GPU B</option>'
+    body = (
+        '<form id="compare-form" data-api="../data/">'
+        + "".join(f'<select name="g{i}">{options}</select>' for i in range(4))
+        + '</form><div id="compare-out"></div>'
+    )
+    html = zh_page_html(body, None, "compare.js").replace(
+        '<script src="../javascripts/atlas.js"',
+        '<script src="../javascripts/messages.js"></script><script src="../javascripts/atlas.js"',
+    )
+    page, errors = open_page(
+        browser, fixtures, "compare-zh.html", html, {"gpus.json": gpus, "fits.json": fits}, "?gpus=a,b"
+    )
+    page.wait_for_selector("#compare-out table")
+    rows = page.eval_on_selector_all(
+        "#compare-out tbody tr", "rs => rs.map(r => [...r.children].map(c => c.textContent.trim()))"
+    )
+    assert rows[0] == ["显存（GB）", "80", "141"]
+    price = next(r for r in rows if r[0] == "按需价格（$/GPU 小时）")
+    assert price[1:] == ["$2.5（p<1>，2026-11-01）", "–"]  # a price row still prints dollars
+    page.select_option("select[name=g1]", "")
+    assert page.inner_text("#compare-out") == "请至少选择两款 GPU。"
+    assert errors == []
+    page.close()
+
+
+def test_the_scripts_catalogue_keeps_every_placeholder():
+    from babel.messages.pofile import read_po
+
+    with (SCRIPTS.parent / "zh.po").open("rb") as f:
+        catalogue = [m for m in read_po(f) if m.id]
+    assert catalogue and all(m.string for m in catalogue)
+    for m in catalogue:
+        assert sorted(re.findall(r"\{\w+\}", m.id)) == sorted(re.findall(r"\{\w+\}", m.string)), m.id

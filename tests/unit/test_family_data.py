@@ -3,6 +3,7 @@
 import pandas as pd
 
 from pipeline.contract import VIEWS, downloads
+from pipeline.render import i18n
 from pipeline.render.data import FAMILY, context
 
 HOSTILE = "<script>x</script> *a* |b"
@@ -42,3 +43,21 @@ def test_text_from_the_database_is_escaped():
 def test_reads_every_public_view_and_nothing_else():
     assert FAMILY.not_views() == set()
     assert FAMILY.views == set(VIEWS)
+
+
+def test_the_chinese_page_keeps_the_contract_in_english_and_reaches_the_root_files():
+    frame = columns([("gpus", "gpu_id", "VARCHAR")])
+    english = page(frame, {v: 1234 for v in VIEWS}, files=downloads())
+    with i18n.use("zh"):
+        text = page(frame, {v: 1234 for v in VIEWS}, files=downloads())
+    assert text.startswith("# 数据\n")
+    assert "## 视图参考" in text and "| 列 | 类型 | 含义 |" in text
+    # the contract's meanings stay in English, marked as such; names and counts as in English
+    assert '| <code>gpu_id</code> | VARCHAR | <span lang="en">GPU variant key' in text
+    assert "（共 1,234 行）" in text and "(1,234 rows)" in english
+    assert '每行对应：<span lang="en">GPU variant (vendor, model, form factor, memory)</span>。' in text
+    assert 'lang="en"' not in english
+    # the page is one folder deeper: the site root's files are reached with ../
+    assert "- [gpu\\_atlas.duckdb](../downloads/gpu_atlas.duckdb)" in text
+    assert "[schema.json](../api/v1/schema.json)" in text and "[schema.json](api/v1/schema.json)" in english
+    assert "-- 稠密 BF16 算力与显存，最快的在前\nselect name, bf16_tflops" in text

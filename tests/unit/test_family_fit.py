@@ -8,6 +8,7 @@ from collections import namedtuple
 
 import pandas as pd
 
+from pipeline.render import i18n
 from pipeline.render.fit import FAMILY, HEATMAPS, context
 
 HOSTILE = "<script>x</script> *a* |b"
@@ -87,3 +88,21 @@ def test_heatmaps_and_page():
     assert "GPUs needed: full fine-tune, mixed-precision AdamW, selective recomputation" in page
     # the data stays in the JSON files: no data text reaches the page
     assert "<script>x" not in page and "script\\u003ex" not in page
+
+
+def test_the_chinese_page_loads_the_english_data_files():
+    english = fit_context()
+    with i18n.use("zh"):
+        ctx = fit_context()
+        page = FAMILY.render("vram-fit.md.j2", **ctx)
+    assert page.startswith("# 显存适配\n")
+    assert "一张 GPU 可用其显存的 95%。" in page
+    assert 'aria-label="模型、权重与上下文"' in page and "<label>权重 <select" in page
+    # the data files are the same; the page, one folder deeper, loads them from the site's root
+    assert ctx["files"] == english["files"]
+    assert 'data-src="../../charts/vram-fit-explorer.json"' in page
+    assert '"url":"../../charts/vram-fit-heat-2.json"' in page
+    assert "## LoRA 微调，完全重计算，4k 上下文" in page
+    assert "所需 GPU 数：推理，FP8 权重，4k 上下文，批大小 1" in json.dumps(
+        ctx["heatmaps"][0]["spec"], ensure_ascii=False
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.render import i18n
 from pipeline.render.gpus import FAMILY, index_context, nearest, pages_context
 
 HOSTILE = "<script>x</script> *a* |b"
@@ -288,3 +289,91 @@ def test_gpu_page_without_prices_or_tensor_cores():
     nvl = FAMILY.render("gpu.md.j2", **pages()["nvidia-h100-nvl-94gb"])
     assert "data-chart" not in nvl
     assert "<span>BF16</span> <b>836 TFLOPS</b> <span>dense</span>" in nvl
+
+
+def china_picks_frame() -> pd.DataFrame:
+    """The picks with a China-mainland one after the global ones, as the Prices page's query orders them."""
+    china = {
+        "gpu_id": H100,
+        "name": "H100 SXM 80 GB",
+        "pick": "on-demand (China mainland)",
+        "term": None,
+        "usd_per_gpu_hour": 1.546,
+        "currency": "CNY",
+        "amount_per_hour": 10.5,
+        "gpu_count": 1,
+        "provider": "autodl",
+        "offering": "H100 80G",
+        "observed_on": "2026-10-04",
+        "observed_date_known": True,
+        "why": "cheapest of 3 current on-demand (China mainland) prices",
+    }
+    return pd.concat([picks_frame(), pd.DataFrame([china])], ignore_index=True)
+
+
+def china_offers_frame() -> pd.DataFrame:
+    """The offers, cheapest first, with a mainland-China provider's (priced in CNY) last."""
+    offers = offers_frame().assign(market="global")
+    china = offers.iloc[[1]].assign(
+        provider="autodl",
+        offering="H100 80G",
+        gpu_count=1,
+        usd_per_gpu_hour=2.5,
+        comparable_usd_per_gpu_hour=2.5,
+        pricing_tier="on-demand",
+        statistic="list",
+        region="all",
+        currency="CNY",
+        amount_per_hour=17.0,
+        fx_units_per_usd=6.8,
+        stale=False,
+        comparable=True,
+        price_basis="gpu_and_host",
+        market="cn-mainland",
+    )
+    return pd.concat([offers, china], ignore_index=True)
+
+
+def test_gpu_pages_in_chinese_show_the_china_market_first():
+    with i18n.use("zh"):
+        index = FAMILY.render("index.md.j2", **index_context(gpus_frame()))
+        ctx = pages(picks=china_picks_frame(), offers=china_offers_frame())[H100]
+        page = FAMILY.render("gpu.md.j2", **ctx)
+    assert "# GPU 规格\n\n共 4 个 GPU 型号。" in index
+    assert "| GPU | 显存<br>GB | 带宽<br>GB/s | BF16<br>TFLOPS |" in index
+    assert "| [P100 PCIe 16 GB](nvidia-p100-pcie-16gb.md) | 16 | 732 | – | – |" in index  # the same figures
+    # translated labels, the same values
+    assert page.startswith('# H100 SXM 80 GB\n\n<div class="atlas-glance"><div><span>显存</span> <b>80 GB</b>')
+    assert "<div><span>BF16</span> <b>989 TFLOPS</b> <span>稠密，Tensor Core</span></div>" in page
+    assert "<span>推理排名</span> <b>#17</b> <span>得分 51.9；性价比 #23</span>" in page
+    assert "## 详细信息\n\n| 项目 | 值 |\n|---|---|\n| 厂商 | nvidia |" in page
+    assert "| 显存 | 80 GB HBM3 |\n| GPU 间互连 | 900 GB/s |" in page
+    assert "## 云价格\n\n下表先列出中国大陆市场的价格" in page
+    assert "\n## Cloud prices" not in page and "Cheapest" not in page
+    # the China-mainland market first: the glance, the price used, every current offer
+    glance = page.split("\n\n")[1]
+    assert glance.index("中国大陆最低按需价</span> <b>$1.55/GPU·小时</b> <span>autodl") < glance.index(
+        f"最低按需价</span> <b>$2.69/GPU·小时</b> <span>{ESCAPED}"
+    )
+    used = page.split("### 采用的价格")[1].split("### 所有当前报价")[0]
+    assert used.index("| 按需（中国大陆） | $1.546 (10.5 CNY) | autodl |") < used.index(
+        f"| 按需 | $2.690 | {ESCAPED} |"
+    )
+    offers = page.split("### 所有当前报价")[1]
+    assert offers.index("| autodl | H100 80G | 1 | $2.500（17 CNY/h，汇率 6.8 CNY/USD） |") < offers.index(
+        "| verda | 1H100.80S.30V | 1 | $1.870 |"
+    )
+    assert offers.index("| verda |") < offers.index(f"| {ESCAPED} | h100-80gb |")  # each market in its order
+    assert '<span lang="en">cheapest of 3 current on-demand (China mainland) prices</span>' in page
+    assert 'data-chart="history"' in page and ctx["history_chart"]["title"] == "价格历史：H100 SXM 80 GB"
+    assert_escaped(page)
+
+
+def test_gpu_pages_in_english_keep_the_order_of_the_queries():
+    page = FAMILY.render("gpu.md.j2", **pages(picks=china_picks_frame(), offers=china_offers_frame())[H100])
+    glance = page.split("\n\n")[1]
+    assert glance.index("<span>Cheapest on-demand</span>") < glance.index("Cheapest on-demand (China mainland)")
+    assert page.index(f"| on-demand | $2.690 | {ESCAPED} |") < page.index("| on-demand (China mainland) | $1.546")
+    offers = page.split("### Every current offer")[1]
+    assert offers.index("| verda | 1H100.80S.30V |") < offers.index("| autodl | H100 80G |")
+    assert "China-mainland market" not in page and "中国" not in page

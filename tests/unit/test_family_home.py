@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pandas as pd
 
 from pipeline.plan import Question
+from pipeline.render import i18n
 from pipeline.render.home import FAMILY, HOME_QUESTIONS, context
 from pipeline.render.planner import PLAN_VIEWS
 
@@ -140,3 +141,55 @@ def test_reads_public_views_only():
     assert FAMILY.not_views() == set()
     assert PLAN_VIEWS <= FAMILY.views  # the answers come from plan_options.sql
     assert {"rankings", "price_picks", "spec_claims"} <= FAMILY.views
+
+
+def cheapest_china() -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "gpu_id": "nvidia-h20-sxm-96gb",
+                "name": "H20 SXM 96 GB (China market)",
+                "cny_per_gpu_hour": 10.5,
+                "usd_per_gpu_hour": 1.5455,
+                "provider": "autodl",
+                "offering": HOSTILE,
+                "observed_on": "2026-10-04",
+                "observed_date_known": True,
+            }
+        ]
+    )
+
+
+def page_with_china(locale: str) -> str:
+    questions = [(text, Question(**{**q.__dict__, "context": 8192})) for text, q in HOME_QUESTIONS]
+    with i18n.use(locale):
+        ctx = context(ranks(), COUNTS, questions, options(), {}, cheapest(), "2026-11-25", cheapest_china())
+        return FAMILY.render("index.md.j2", **ctx)
+
+
+def test_english_shows_the_global_prices_only():
+    assert page_with_china("en") == page()  # the China-mainland picks are for the Chinese edition
+
+
+def test_chinese_edition_shows_the_china_market_first():
+    text = page_with_china("zh")
+    assert text.startswith("# GPU Atlas\n\n训练或部署一个模型")
+    assert "## 答案\n\n| 问题 | 答案 | 依据 |\n|---|---|---|\n" in text
+    assert (
+        "| 最适合推理的 GPU | [GB300](gpus/a.md) 和 [GB200](gpus/c.md) （并列） | 推理得分最高，100.0 分（满分 100，"
+        "[评分方法](inference.md)） |"
+    ) in text
+    assert (
+        "| 训练每美元性价比最高 | [A40](gpus/b.md) | 训练得分 14.0 ÷ 最低按需价格 $0.42/GPU 小时 = 每美元 33.6 分"
+        in text
+    )
+    assert "50 个用户，输入 2,000 / 输出 500 token：每百万输入 token $0.120" in text
+    assert "**69 个 GPU 型号 · 57 个模型 · 来自 27 家云厂商的 627 条报价 · 核对了 153 条文章中的说法。**" in text
+    # the China-mainland market's prices first (CNY and USD), then the global ones, with the same figures
+    china, world = text.index("## 中国大陆市场："), text.index("## 全球市场：")
+    assert china < world
+    assert "| GPU | 元/GPU 小时 | $/GPU 小时 | 云厂商 | 产品 | 观测日期 |\n|---|---|---|---|---|---|\n" in text
+    row = f"| [H20 SXM 96 GB (China market)](gpus/nvidia-h20-sxm-96gb.md) | 10.50 | $1.546 | autodl | {ESCAPED} |"
+    assert china < text.index(row) < world
+    assert text.index("| [H100 SXM 80 GB](gpus/nvidia-h100-sxm-80gb.md) | $2.690 | jarvislabs |") > world
+    assert "<script>" not in text

@@ -148,3 +148,32 @@ def test_queries_read_public_views_only():
         "serving_calibration",
         "sources",
     }
+
+
+def test_the_page_in_chinese_keeps_the_figures():
+    from pipeline.render import i18n
+
+    english = page()
+    with i18n.use("zh"):
+        text = page(text=HOSTILE)
+        chinese = page()
+        scopes = [measurements.scope_label(s) for s in ("llama.cpp on all architectures", "llama.cpp on Hopper", "x")]
+        label = measurements.serving_label("vLLM and SGLang, dense models", "vllm-sglang", "dense")
+        other = measurements.serving_label("Someone's label", "vllm-sglang", "dense")
+    assert text.startswith("# 实测与估算对比\n")
+    assert (
+        "**331 条公开发表的实测数据，涉及 23 款 GPU，来自 6 份公开资料；其中 0 条超出其上限**（最高达到上限的 89%）"
+        in text
+    )
+    assert "## 推理服务引擎" in text and "### 按模型、GPU 和引擎" in text
+    assert "| 模型 | 格式 | GPU 数 | Spearman ρ（预期与实测） | 误差中位数（预期 ÷ 实测 − 1，取绝对值） |" in text
+    assert "| &#124;预期 ÷ 实测 − 1&#124; 中位数 |" in text
+    assert "| 70% | 50% | 1,234 | 拟合 | 30 | 3 | 21% |" in text
+    assert "| 3 | 1 | 40% | 50% | 10% | 无 |" in text and "| 2 | 1 | – | – | – | **2** |" in text
+    for row in ("| llama-2-7b | q4\\_0 | 4 | 1.00 | 10% |", "| Ada | 120 | 5 | 62% | 89% | 8% |"):
+        assert row in english and row in chinese
+    assert "Measured against estimated" not in text and "Serving engines" not in text
+    assert "<script>" not in text and "&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b" in text
+    assert scopes == ["llama.cpp，全部架构", "llama.cpp，Hopper 架构", "x"]
+    assert label == "vLLM 与 SGLang，稠密模型" and other == "Someone's label"
+    assert measurements.scope_label("llama.cpp on Hopper") == "llama.cpp on Hopper"  # English: the view's words

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.render import methodology
+from pipeline.render import i18n, methodology
 
 HOSTILE = "<script>x</script> *a* |b"
 
@@ -58,3 +58,23 @@ def test_text_from_the_data_is_escaped():
 def test_queries_read_public_views_only():
     assert methodology.FAMILY.not_views() == set()
     assert methodology.FAMILY.views == {"parameters", "ranking_weights"}
+
+
+def test_the_chinese_edition_translates_our_text_and_keeps_the_data():
+    english = page(*frames())
+    with i18n.use("zh"):
+        text = page(*frames())
+    assert text.startswith("# 方法说明\n")
+    assert "## 规格数据" in text and "| 名称 | 值 | 单位 | 含义 | 出处 |" in text
+    # other pages link to methodology.md#planner: the Chinese heading keeps that id, the English one is unchanged
+    assert "## 规划器 {#planner}\n" in text and "## Planner\n" in english
+    # formulas, code and links stay as written inside the translated prose
+    assert "2 × 层数 × kv_heads × head_dim × 上下文长度" in text and "`training_calibration`" in text
+    assert "[实测与估算对比](measured.md)" in text and "一块 GPU 可用其 95% 的显存" in text
+    # the weights and parameters are the same values; their meanings and citations are quoted in English
+    assert '| training | training\\_throughput | 0.40 | <span lang="en">Full fine-tune tokens/s</span> |' in text
+    assert (
+        '| <code>adam_bytes_per_param</code> | 16.0 | bytes/param | <span lang="en">Mixed-precision AdamW state</span> '
+        '| <span lang="en">Rajbhandari et al. 2020</span> |' in text
+    )
+    assert 'lang="en"' not in english

@@ -8,6 +8,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from pipeline.plan import Question
+from pipeline.render import i18n
 from pipeline.render.planner import (
     FAMILY,
     OPTION_COLUMNS,
@@ -158,3 +159,43 @@ def test_reads_public_views_only():
     assert FAMILY.not_views() == set()
     # the views pipeline/sql/plan/plan_options.sql reads count as the family's
     assert {"rentable_machines", "serving_gpus", "training_calibration", "vram_fit"} <= PLAN_VIEWS <= FAMILY.views
+
+
+def test_chinese_edition():
+    options = pd.DataFrame([option(i + 1) for i in range(TOP + 2)])
+    options.loc[1, ["instance_gpus", "tensor_parallel", "replicas", "pricing_tier"]] = [8, 4, 2, "spot"]
+    english = page(options)
+    with i18n.use("zh"), i18n.scope(FAMILY.folder):
+        text = page(options, weights=weights_label(Q, {"llama-3.3-70b": "bf16"}))
+    assert text.startswith("---\nhide:\n  - toc\n---\n# 规划器\n")
+    # labels translated; every id, name, value and data-* attribute as in English, the API one folder up
+    assert (
+        '<form class="atlas-form" id="planner-form" data-api="../../api/v1/plan/" aria-label="规划器选项" novalidate>'
+        in text
+    )
+    assert 'data-api="../api/v1/plan/" aria-label="Planner choices"' in english
+    assert (
+        '<label>并发用户数 <input name="users" type="number" min="1" max="4096" step="1" value="50" '
+        'inputmode="decimal"></label>'
+    ) in text
+    assert '<label>计费方式 <select name="tier"></select></label>' in text
+    assert (
+        "<strong>Llama 3.3 70B Instruct</strong>，推理服务，按检查点格式的权重（BF16），BF16 KV 缓存，50 个并发用户，"
+        "每个请求 2,000 个输入 token、500 个输出 token，上下文 8,192，按需价格：共 12 个方案，显示最便宜的 10 个。</p>"
+    ) in text
+    # the table: the same columns and figures as in English, its words translated
+    assert "| # | 机器 | 拆分 | 云厂商 | 计费方式 | $/小时 |" in text
+    header = next(line for line in text.splitlines() if line.startswith("| # |"))
+    assert header.count("|") == next(line for line in english.splitlines() if line.startswith("| # |")).count("|")
+    assert (
+        "| 1 | 2 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 2 | lambda | 按需 | $13.78 | 348 | 14.0 | "
+        '0.18 | $0.240 | $4.532 | $1.098 | <time class="atlas-age" datetime="2026-09-20">2026-09-20</time> |'
+    ) in text
+    assert "| 2 | 8 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 4 × 2 个副本 | lambda | 抢占式 |" in text
+    assert "| 2 | 8 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 4 × 2 replicas | lambda | spot |" in english
+    assert "用命令行得到同样的结果：<code>gpu-atlas plan --model llama-3.3-70b" in text
+    assert "100% 峰值" in text and "[实测与估算](measured.md)" in text and "(methodology.md#planner)" in text
+    with i18n.use("zh"), i18n.scope(FAMILY.folder):  # as render_editions renders the family
+        assert "没有满足条件的方案。" in page(options.iloc[:0])
+        assert weights_label(Question(model="m", precision="fp8"), {}) == "FP8 权重"
+        assert weights_label(Question(model="m"), {}) == "按检查点格式的权重（未知）"

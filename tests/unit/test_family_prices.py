@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pipeline.render import i18n
 from pipeline.render.prices import FAMILY, changes_context, context
 
 HOSTILE = "<script>x</script> *a* |b"
@@ -209,3 +210,36 @@ def test_changes_page():
     quiet = FAMILY.render("changes.md.j2", **changes_context(changes, counts, uncompared[:0]))
     assert "*Not compared*" not in quiet
     assert "| 37 |\n\nA removal is reported only when" in quiet
+
+
+def test_prices_and_changes_pages_in_chinese():
+    ctx = context(offers_frame(), history_frame(), picks_frame(), providers_frame(), PARAMETERS)
+    english = FAMILY.render("prices.md.j2", **ctx)
+    with i18n.use("zh"):
+        ctx = context(offers_frame(), history_frame(), picks_frame(), providers_frame(), PARAMETERS)
+        page = FAMILY.render("prices.md.j2", **ctx)
+        changes, counts, uncompared = changes_frames()
+        changed = FAMILY.render("changes.md.j2", **changes_context(changes, counts, uncompared))
+    assert page.startswith("---\nhide:\n  - navigation\n  - toc\n---\n# 云端价格\n")
+    assert "共 3 条当前报价，来自 2 家云厂商" in page
+    assert "**新鲜**（45 天内观测到）" in page and "至少 5 条挂单" in page
+    # other pages link to prices.md#prices-used: the Chinese heading keeps the id, the English one is unchanged
+    assert "\n## 所用价格 {#prices-used}\n" in page and "\n## Prices used\n" in english
+    assert "| GPU | 档位 | $/GPU 小时 | 云厂商 | 产品 | 观测日期 | 原因 |" in page
+    # values as in English: names, prices, dates; a source's text marked as English
+    assert "| [H100 SXM 80 GB](gpus/nvidia-h100-sxm-80gb.md) | 按需 | $2.690 | jarvislabs | H100 |" in page
+    assert "2026-10-04</time>（读取日期：未注明日期的副本） | 1 | 1 |" in page
+    assert f"| *未对应型号：* {ESCAPED} | $0.291 | autodl |" in page
+    assert '<span lang="en">cheapest fresh comparable list price</span>' in page
+    assert '"title":"\\u4ef7\\u683c\\u5386\\u53f2' in page  # the chart's title: 价格历史
+    assert "Price history" not in page
+    assert_escaped(page)
+
+    assert "\n# 价格变化\n" in changed
+    assert "| aws | 2025-11-30 | 2026-02-09 | 3 | 1 | 0 | 2 | 0 | 40 | 37 |" in changed
+    assert "aws on-demand（list，us-east-1：37 条报价，" in changed and "）；azure spot" in changed
+    assert (
+        "| aws | p5.48xlarge | H100 SXM 80 GB | on-demand | us-east-1 | **调价** | $4.000 | $4.500 | +12.5% |"
+        in changed
+    )
+    assert_escaped(changed)

@@ -213,3 +213,66 @@ def test_cost_page_cheapest_ten_on_demand_per_precision():
 def test_queries_read_public_views_only():
     assert FAMILY.not_views() == set()
     assert "ranking_weights" in FAMILY.views
+
+
+def test_pages_in_chinese_keep_the_figures():
+    from pipeline.render import i18n
+    from pipeline.render.rankings import line_label
+
+    comps = ["training_throughput", "training_fit", "bandwidth", "interconnect"]
+    finetune = pd.DataFrame(
+        {
+            "gpu_id": ["gpu-a"],
+            "name": [HOSTILE],
+            "method": ["full"],
+            "gpus_needed": [8.0],
+            "tokens_per_s_per_gpu": [1121.4],
+            "finetune_hours": [31.0],
+            "finetune_usd": [2500.4],
+            "model_name": ["Llama 3.1 8B"],
+        }
+    )
+    measured, checks = calibration_frames([1, 0])
+    line = "fitted on 2 measured GPUs by TFLOPS per GB/s of memory bandwidth"
+    args = ("training", ranks("training", comps), weights("training", comps), PARAMETERS)
+    extra = {"finetune": finetune, "measured": measured, "line": line, "checks": checks}
+    english = FAMILY.render("ranking.md.j2", **context(*args, **extra))
+    with i18n.use("zh"):
+        page = FAMILY.render("ranking.md.j2", **context(*args, **extra))
+        assert line_label(None) == "没有拟合直线"
+    assert line_label(line) == line  # English: the view's own words
+    assert "# 训练排名" in page and "## 训练速度从何而来" in page and "## 用 1 B token 微调 Llama 3.1 8B" in page
+    assert "权重：training\\_throughput 0.40，training\\_fit 0.20，bandwidth 0.20，interconnect 0.20。" in page
+    assert "| 排名 | GPU | 得分 | 最低 $/GPU 小时 | 每美元得分 | 性价比排名 | training\\_throughput |" in page
+    assert "利用率依据 1 次公开发表的训练运行" in page and "涉及 2 款 GPU" in page
+    assert "（基于 2 款实测 GPU，按每 GB/s 显存带宽对应的 TFLOPS 拟合）" in page
+    # the figures are the English page's
+    for row in (
+        "| 1 | [&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b](gpus/gpu-a.md) | 99.8 | $10.215 | 9.77 | 24 |",
+        "| [&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b](gpus/gpu-a.md) | full | 8 | 1,121 | 31 | $2,500 |",
+        "| 1 | 989 | 3,350 | 41.2% | 39.0% | -10% |",
+    ):
+        assert row in english and row in page
+    assert "Training ranking" not in page and "Where the training speeds come from" not in page
+    assert "<script>x" not in page
+
+    costs = pd.DataFrame(
+        {
+            "gpu_id": ["gpu-0"],
+            "name": ["G0"],
+            "pick": ["on-demand"],
+            "pricing_tier": ["on-demand"],
+            "precision": ["bf16"],
+            "provider": ["p"],
+            "offering": ["o"],
+            "usd_per_gpu_hour": [1.0],
+            "dense_tflops": [1000.0],
+            "usd_per_tflop_hour": [0.001],
+        }
+    )
+    with i18n.use("zh"):
+        cost_page = FAMILY.render("cost-per-tflop.md.j2", **cost_context(costs))
+    assert cost_page.startswith("# 每 TFLOP 成本\n")
+    assert "| 精度 | GPU | 云厂商 | 产品 | $/GPU 小时 | 稠密 TFLOPS | $/TFLOP 小时 |" in cost_page
+    assert "| bf16 | [G0](gpus/gpu-0.md) | p | o | $1.000 | 1,000 | $0.0010 |" in cost_page
+    assert "[所用价格](prices.md#prices-used)" in cost_page

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pipeline.render.sources import FAMILY, context, conflicts_context, coverage_context
+from pipeline.render import i18n
+from pipeline.render.sources import FAMILY, context, conflicts_context, coverage_context, explanation, in_english
 
 HOSTILE = "<script>x</script> *a* |b"
 
@@ -133,3 +134,107 @@ def test_coverage_page():
     empty = FAMILY.render("coverage.md.j2", **coverage_context(coverage, unmapped, gaps.iloc[:0]))
     assert "## Model config fields missing\n\nNone.\n" in empty
     assert "| Model | Missing fields |" not in empty
+
+
+def test_sources_pages_in_chinese():
+    figure_classes = pd.DataFrame({"classification": ["canonical", "agrees"], "n": [578, 166]})
+    model_claims = pd.DataFrame(
+        {
+            "row_label": ["Llama 3 70B", "DeepSeek-R1-Distill-Qwen-32B"],
+            "model_id": ["llama-3-70b", "deepseek-r1-distill-qwen-32b"],
+            "vram_gb_claimed": [140.0, 14.9],
+            "bf16_required_gb": [151.04, 70.9],
+            "classification": ["matches weights only at bf16", "matches weights only at int4 without scales"],
+            "matched_gb": [141.1, 16.4],
+            "quote": ["Llama 3 70B | 70B | ~140GB", "~14.9GB"],
+        }
+    )
+    claims = claims_frame(
+        explanation=[
+            "unexplained: the canonical figure is 989.4; the claim differs by +1% and no rule links the two",
+            "matches the canonical figure",
+            "a form no rule knows",
+        ]
+    )
+    coverage = pd.DataFrame(
+        {
+            "gpu_id": ["nvidia-h100-sxm-80gb"],
+            "name": ["H100 SXM 80 GB"],
+            "missing_count": [0],
+            "missing_figures": [None],
+            "current_offers": [16],
+        }
+    )
+    unmapped = pd.DataFrame(
+        {"provider": ["akamai"], "provider_gpu_name": ["RTX 4000"], "gpu_memory_gb": [20.0], "offers": [4]}
+    ).assign(last_seen="2026-10-04")
+    with i18n.use("zh"):
+        conflicts = FAMILY.render("conflicts.md.j2", **conflicts_context(claims, figure_classes, model_claims))
+        coverage_page = FAMILY.render(
+            "coverage.md.j2", **coverage_context(coverage, unmapped, pd.DataFrame({"model_id": [], "missing": []}))
+        )
+    assert "# 来源与冲突\n" in conflicts
+    assert "| 类别 | 文章说法数 |\n|---|---|\n| 一致 | 2 |\n| 无法解释 | 1 |" in conflicts
+    assert "按同样方式分类：标准值 578，一致 166。" in conflicts
+    # the explanations the pipeline writes are translated, their figures kept; an unknown form stays in English
+    assert "| **无法解释** | 无法解释：标准值为 989.4；该说法相差 +1%，" in conflicts
+    assert "| **一致** | 与标准值一致 | 80GB |" in conflicts
+    assert '<span lang="en">a form no rule knows</span>' in conflicts
+    assert "| Llama 3 70B | llama-3-70b | 140 | 151 | **与 bf16 下的仅权重大小相符** | 141 | " in conflicts
+    assert "**与 int4（不含量化缩放因子）下的仅权重大小相符** | 16.4 |" in conflicts
+    assert coverage_page.startswith("# 覆盖率\n")
+    assert "| [H100 SXM 80 GB](gpus/nvidia-h100-sxm-80gb.md) | 0 | 无 | 16 |" in coverage_page
+    assert "| akamai | RTX 4000 | 20 | 4 | 2026-10-04 |" in coverage_page
+    assert "## 缺失的模型配置字段\n\n无。\n" in coverage_page
+
+
+def test_explanations_in_english_are_as_written():
+    for text in [
+        "sparse figure: 2 x the dense 989.4",
+        "the vector rate (19.17), not the canonical rate",
+        "equals the BF16 sparse figure (624)",
+        "figure of another variant: H100 NVL 94 GB (1671, sparse)",
+        "figure of another variant: A100 PCIe 40 GB (1555)",
+        "figure of another variant: V100 PCIe 16 GB",
+        "unexplained: the canonical figure is 768; the claim differs by -9% and no rule links the two",
+        "unexplained: the canonical figure is HBM3",
+    ]:
+        assert explanation(text) == (text, True)
+    assert explanation(HOSTILE) == (HOSTILE, False)
+    with i18n.use("zh"):
+        assert explanation("figure of another variant: H100 NVL 94 GB (1671, sparse)") == (
+            "其他型号的数值：H100 NVL 94 GB（1671，稀疏）",
+            True,
+        )
+
+
+def test_source_list_in_chinese():
+    sources = pd.DataFrame(
+        {
+            "kind": ["vendor_document"],
+            "publisher": ["NVIDIA"],
+            "title": ["H100 datasheet"],
+            "url": ["https://nvidia.com/h100.pdf"],
+            "accessed_on": ["2026-11-22"],
+            "published_on": [None],
+            "terms_url": ["https://www.nvidia.com/terms"],
+            "terms_read_on": ["2026-11-25"],
+            "terms_automated_collection": ["allowed"],
+            "terms_republication": ["not-stated"],
+            "terms_summary": ["Use with attribution."],
+            "file": ["sources/specs/h100.pdf"],
+        }
+    )
+    kinds = pd.DataFrame({"source_kind": ["vendor_document", "curated_dataset"], "n": [3, 1]})
+    with i18n.use("zh"):
+        page = FAMILY.render("sources.md.j2", **context(sources, kinds))
+    assert "\n# 来源\n\n共 1 个来源：" in page
+    assert "4 个标准值的来源如下：" in page
+    assert "| 来源类型 | 标准值数量 | 占比 |" in page and "| 3 | 75% |" in page
+    assert '<a href="#terms-1">T1</a>（采集：允许；转载：未说明）' in page
+    assert '| 2026-11-25 | 允许 | 未说明 | <span lang="en">Use with attribution.</span> |' in page
+    # a source's own English text is marked as such, a title in Chinese is not
+    assert '| <span lang="en">NVIDIA</span> | <span lang="en"><a href="https://nvidia.com/h100.pdf"' in page
+    assert in_english("DigitalOcean GPU 云服务器 (pricing page linked by seed article 004)")
+    assert not in_english("H100、L4、A6000 等 9 款 GPU 横评,告诉你哪些适合模型训练,哪些适合AI 推理")
+    assert not in_english(None) and not in_english("")

@@ -1,16 +1,49 @@
 """The Data page (`data.md`): the downloads, the JSON files and the feed, example SQL, and the reference of every
-public view (its grain, what it holds, and each column's type and meaning from `pipeline/contract.yml`)."""
+public view (its grain, what it holds, and each column's type and meaning from `pipeline/contract.yml`).
+
+The contract is an English data dictionary: in the Chinese edition the views' grains, contents and column meanings
+stay in English (marked `lang="en"`); the page's own texts and the example queries' comments are translated."""
 
 from __future__ import annotations
 
 import duckdb
 import pandas as pd
+from markupsafe import Markup
 
 from pipeline.contract import VIEWS, column_doc, downloads
 
 from ..family import Family
+from ..i18n import N_, _
 
 FAMILY = Family(__file__, reads=set(VIEWS))
+
+# the example queries: what each does (a comment, translated where shown) and its SQL
+EXAMPLES = [
+    (
+        N_("dense BF16 and memory, fastest first"),
+        "select name, bf16_tflops, memory_gb from gpus order by bf16_tflops desc nulls last;",
+    ),
+    (
+        N_("which GPUs run Llama 3.3 70B with FP8 weights at 32k context on one card"),
+        "select gpu_id, required_gb, fits_one_gpu from vram_fit\n"
+        "where model_id = 'llama-3.3-70b' and workload = 'inference' and precision = 'fp8'\n"
+        "  and kv_precision = 'bf16' and context_tokens = 32768 and batch_size = 1 and gpu_count = 1;",
+    ),
+    (
+        N_("cheapest dense BF16 TFLOP-hour right now"),
+        "select gpu_id, provider, offering, usd_per_tflop_hour from cost_per_tflop\n"
+        "where precision = 'bf16' and pricing_tier = 'on-demand' order by usd_per_tflop_hour limit 10;",
+    ),
+]
+
+
+def examples() -> Markup:
+    """The example queries as a fenced SQL block (our own text: printed as it is, no escape shows in code)."""
+    lines = []
+    for comment, sql in EXAMPLES:
+        said = _(comment)
+        lines += [f"-- {said}", sql]
+    return Markup("```sql\n" + "\n".join(lines) + "\n```")
 
 
 def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
@@ -22,6 +55,7 @@ def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 def context(columns: pd.DataFrame, counts: dict[str, int], files: list[str]) -> dict:
     by_view = {view: list(group.itertuples(index=False)) for view, group in columns.groupby("view_name", sort=False)}
     return {
+        "examples": examples(),
         "downloads": files,
         "views": [
             {

@@ -1,6 +1,9 @@
 """The VRAM-fit page (`vram-fit.md`): which models fit on which GPUs and how many GPUs each needs, with an explorer
 (one model, weight format and context against every GPU) and three heatmaps; the explorer's and heatmaps' data are
-JSON files under `charts/` loaded by the page, so the page stays small."""
+JSON files under `charts/` loaded by the page, so the page stays small.
+
+The JSON files are written once, in English (they hold names and numbers only); the Chinese edition's page, one
+folder deeper, loads them from the site's root."""
 
 from __future__ import annotations
 
@@ -9,17 +12,18 @@ import json
 import duckdb
 import pandas as pd
 
-from .. import charts
+from .. import charts, i18n
 from ..family import Family, param_values
+from ..i18n import N_, _
 from ..markdown import chart_data
 
 FAMILY = Family(__file__)
 
-# the heatmaps, in page order: their query and title
+# the heatmaps, in page order: their query and title (translated where shown)
 HEATMAPS = [
-    ("heat_inference", "inference, FP8 weights, 4k context, batch 1"),
-    ("heat_lora", "LoRA fine-tune, full recomputation, 4k context"),
-    ("heat_full", "full fine-tune, mixed-precision AdamW, selective recomputation"),
+    ("heat_inference", N_("inference, FP8 weights, 4k context, batch 1")),
+    ("heat_lora", N_("LoRA fine-tune, full recomputation, 4k context")),
+    ("heat_full", N_("full fine-tune, mixed-precision AdamW, selective recomputation")),
 ]
 PRECISIONS = ["fp32", "bf16", "fp8", "int8", "int4"]
 
@@ -52,10 +56,15 @@ def context(
     }
     files = {"charts/vram-fit-explorer.json": json.dumps(explorer, separators=(",", ":"))}
     heatmaps = []
-    for i, ((_, label), fit) in enumerate(zip(HEATMAPS, heats)):
-        spec, data = chart_data(charts.fit_heatmap(fit, f"GPUs needed: {label}"), f"../charts/vram-fit-heat-{i}.json")
+    for i, ((_query, label), fit) in enumerate(zip(HEATMAPS, heats)):
+        said = _(label)
+        title = _("GPUs needed: %(scenario)s") % {"scenario": said}
+        # the data file is the English edition's, at the site's root (a page sits in its own folder)
+        spec, data = chart_data(charts.fit_heatmap(fit, title), f"../{i18n.root()}charts/vram-fit-heat-{i}.json")
         files[f"charts/vram-fit-heat-{i}.json"] = data
-        heatmaps.append({"title": label.capitalize(), "name": f"heat-{i}", "spec": spec})
+        # the heading: the English label in sentence case as it always was; a translation as it is written
+        heading = label.capitalize() if i18n.current() == i18n.DEFAULT else said
+        heatmaps.append({"title": heading, "name": f"heat-{i}", "spec": spec})
     return {"heatmaps": heatmaps, "files": files}
 
 

@@ -1,6 +1,9 @@
 """The home page (`index.md`): the best GPU for training and for inference, the best value per dollar, the
 cheapest way to serve three models to 50 users (each a link to the Planner), what the site holds, and the
-cheapest current on-demand price of every GPU."""
+cheapest current on-demand price of every GPU.
+
+The Chinese edition shows, before those global prices, each GPU's cheapest on-demand price in the China-mainland
+market (CNY, mainland providers); English shows the global ones only, as the Planner, estimates and rankings use."""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ import pandas as pd
 
 from pipeline.plan import Question, plan_options, validate
 
+from .. import i18n
 from ..family import Family
+from ..i18n import N_, _
 from ..planner import FAMILY as PLANNER
 from ..planner import PLAN_VIEWS, question_url, weights_label
 
@@ -21,7 +26,7 @@ FAMILY = Family(__file__, reads=PLAN_VIEWS)
 
 HOME_QUESTIONS = [  # (question, the Planner's question)
     (
-        "Cheapest way to serve gpt-oss-120b, as it ships (MXFP4 experts), to 50 users at 30 tokens/s each",
+        N_("Cheapest way to serve gpt-oss-120b, as it ships (MXFP4 experts), to 50 users at 30 tokens/s each"),
         Question(
             model="gpt-oss-120b",
             precision="native",
@@ -32,7 +37,7 @@ HOME_QUESTIONS = [  # (question, the Planner's question)
         ),
     ),
     (
-        "Cheapest way to serve a 70B model to 50 users at 20 tokens/s each",
+        N_("Cheapest way to serve a 70B model to 50 users at 20 tokens/s each"),
         Question(
             model="llama-3.3-70b",
             precision="fp8",
@@ -43,7 +48,7 @@ HOME_QUESTIONS = [  # (question, the Planner's question)
         ),
     ),
     (
-        "Cheapest way to serve an 8B model to 50 users at 30 tokens/s each",
+        N_("Cheapest way to serve an 8B model to 50 users at 30 tokens/s each"),
         Question(
             model="llama-3.1-8b",
             precision="bf16",
@@ -55,6 +60,7 @@ HOME_QUESTIONS = [  # (question, the Planner's question)
     ),
 ]
 WORKLOADS = ("training", "inference")
+WORKLOAD_WORDS = {"training": N_("training"), "inference": N_("inference")}  # translated where shown
 
 
 def context(
@@ -65,22 +71,26 @@ def context(
     native_formats: dict[str, str],
     cheapest: pd.DataFrame,
     today: str,
+    cheapest_china: pd.DataFrame | None = None,
 ) -> dict:
     """The page's values. `questions`: each home question with its validated Planner question; `options`:
-    plan_options' rows for them (scenario_id = the question's position, from 1)."""
+    plan_options' rows for them (scenario_id = the question's position, from 1); `cheapest_china`: the
+    China-mainland market's on-demand picks, shown first in the Chinese edition only."""
     best, value = [], []
     for workload in WORKLOADS:
         w = ranks[ranks.workload == workload]
         top = w[w["rank"] == w["rank"].min()]
-        best.append({"workload": workload, "gpus": list(top.itertuples()), "row": top.iloc[0]})
+        word = _(WORKLOAD_WORDS[workload])
+        best.append({"workload": workload, "word": word, "gpus": list(top.itertuples()), "row": top.iloc[0]})
     for workload in WORKLOADS:
         w = ranks[(ranks.workload == workload) & ranks.value_rank.notna()]
         top = w[w.value_rank == w.value_rank.min()]
-        value.append({"workload": workload, "gpus": list(top.itertuples()), "row": top.iloc[0]})
+        word = _(WORKLOAD_WORDS[workload])
+        value.append({"workload": workload, "word": word, "gpus": list(top.itertuples()), "row": top.iloc[0]})
     answers = []
     for i, (question, q) in enumerate(questions):
         opts = options[options.scenario_id == i + 1]
-        answer = {"question": question, "q": q, "url": question_url(q), "best": None}
+        answer = {"question": _(question), "q": q, "url": question_url(q), "best": None}
         if not opts.empty:
             best_option = opts.iloc[0]
             # options within 0.5% of the cheapest are a tie
@@ -99,6 +109,10 @@ def context(
         "counts": counts,
         "today": today,
         "cheapest": list(cheapest.itertuples()),
+        # the Chinese edition: the China-mainland market's prices first, the global ones after them
+        "cheapest_china": (
+            list(cheapest_china.itertuples()) if i18n.current() == "zh" and cheapest_china is not None else []
+        ),
     }
 
 
@@ -114,5 +128,6 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         {r.model_id: r.resolved_format for r in PLANNER.rows(con, "native_formats")},
         FAMILY.frame(con, "cheapest"),
         dt.date.today().isoformat(),
+        FAMILY.frame(con, "cheapest_china"),
     )
     return {"index.md": FAMILY.render("index.md.j2", **ctx)}

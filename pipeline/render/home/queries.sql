@@ -20,3 +20,12 @@ select p.gpu_id, g.name, p.usd_per_gpu_hour, p.provider, p.offering, p.observed_
 from price_picks as p join gpus as g using (gpu_id)
 where p.pick = 'on-demand' and p.usd_per_gpu_hour is not null
 order by coalesce(g.bf16_tflops, g.fp16_tflops) desc nulls last, g.name;
+
+-- name: cheapest_china
+-- each GPU's on-demand price pick in the China-mainland market (mainland providers, priced in CNY; compared only
+-- with each other), fastest GPU first: the Chinese edition shows these before the global picks
+select p.gpu_id, g.name, case when p.currency = 'CNY' then p.amount_per_hour / p.gpu_count end as cny_per_gpu_hour,
+       p.usd_per_gpu_hour, p.provider, p.offering, p.observed_on, p.observed_date_known
+from price_picks as p join gpus as g using (gpu_id)
+where p.pick = 'on-demand (China mainland)' and p.usd_per_gpu_hour is not null
+order by coalesce(g.bf16_tflops, g.fp16_tflops) desc nulls last, g.name;

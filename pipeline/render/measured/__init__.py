@@ -3,10 +3,13 @@ measurements, with the calibrations the expectations use and how well they predi
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pandas as pd
 
 from ..family import Family
+from ..i18n import N_, _
 
 FAMILY = Family(__file__)
 
@@ -19,6 +22,33 @@ CHECKS = [
     ("llama-3-70b", "q4_k_m"),
     ("llama-3.1-8b", "q4_k_m"),
 ]
+
+# how the views word a calibration's scope and an engine family's label (out_decode_calibration.sql,
+# out_serving_calibration.sql), to show them in the page's language
+DECODE_SCOPE = re.compile(r"llama\.cpp on (.+)")
+ENGINE_FAMILIES = {"vllm-sglang": N_("vLLM and SGLang"), "tensorrt-llm": "TensorRT-LLM"}
+MODEL_KINDS = {"dense": N_("%(engines)s, dense models"), "moe": N_("%(engines)s, mixture-of-experts models")}
+
+
+def scope_label(scope):
+    """A decode calibration's scope ('llama.cpp on Ada Lovelace') in the current language; a wording the view
+    does not write today is shown as written."""
+    if scope == "llama.cpp on all architectures":
+        return _("llama.cpp on all architectures")
+    found = DECODE_SCOPE.fullmatch(scope) if isinstance(scope, str) else None
+    if found is None:
+        return scope
+    return _("llama.cpp on %(architecture)s") % {"architecture": found.group(1)}
+
+
+def serving_label(label, engine_family, model_kind):
+    """An engine family's row label ('vLLM and SGLang, dense models') in the current language; a label other than
+    the one the view writes for its engine family and model kind is shown as written."""
+    engines, kind = ENGINE_FAMILIES.get(engine_family), MODEL_KINDS.get(model_kind)
+    if engines is None or kind is None or kind % {"engines": engines} != label:
+        return label
+    shown = engines if engines == "TensorRT-LLM" else _(engines)  # a name, not translated
+    return _(kind) % {"engines": shown}
 
 
 def accuracy(rows: pd.DataFrame) -> dict:
@@ -70,6 +100,14 @@ def context(
     for model_id, fmt in CHECKS:
         part = accuracy_rows[(accuracy_rows["model_id"] == model_id) & (accuracy_rows["format"] == fmt)]
         checks.append({"model_id": model_id, "format": fmt, **accuracy(part)})
+    calibration = calibration.assign(calibration_scope=calibration["calibration_scope"].map(scope_label))
+    if {"engine_family", "model_kind"} <= set(serving_calibration.columns):
+        serving_calibration = serving_calibration.assign(
+            label=[
+                serving_label(*row)
+                for row in serving_calibration[["label", "engine_family", "model_kind"]].itertuples(index=False)
+            ]
+        )
     return {
         "totals": next(totals.itertuples(index=False)),
         "checks": checks,

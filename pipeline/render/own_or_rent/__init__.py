@@ -10,6 +10,7 @@ import duckdb
 from markupsafe import Markup
 
 from ..family import Family
+from ..i18n import _
 from ..markdown import script_json, seen
 
 FAMILY = Family(__file__)
@@ -39,18 +40,18 @@ def context(con: duckdb.DuckDBPyConnection) -> dict:
             ]
             llama.append(
                 {
-                    "what": f"RTX 4090 owned, at home, busy {u:.0%} of hours",
+                    "what": _("RTX 4090 owned, at home, busy %(share)s of hours") % {"share": f"{u:.0%}"},
                     "usd_per_hour": busy_hour,
                     "tokens_per_s": rtx["tokens_per_s"],
                     "per_million": per_million(busy_hour, rtx["tokens_per_s"]),
-                    "price": "owned",
+                    "price": _("owned"),
                 }
             )
-    for r, label in ((rtx, "RTX 4090 rented"), (h100, "H100 SXM rented")):
+    for r, gpu in ((rtx, "RTX 4090"), (h100, "H100 SXM")):
         if r and r["usd_per_gpu_hour"] is not None:
             llama.append(
                 {
-                    "what": f"{label} on demand ({r['provider']})",
+                    "what": _("%(gpu)s rented on demand (%(provider)s)") % {"gpu": gpu, "provider": r["provider"]},
                     "usd_per_hour": r["usd_per_gpu_hour"],
                     "tokens_per_s": r["tokens_per_s"],
                     "per_million": per_million(r["usd_per_gpu_hour"], r["tokens_per_s"]),

@@ -31,6 +31,7 @@ from pipeline.plan import (
 from ..api import API, SCHEMA_VERSION
 from ..api.records import clean, columns_rows, dumps
 from ..family import Family, relations
+from ..i18n import N_, _
 
 # plan_options() runs pipeline/sql/plan/plan_options.sql: the views it reads are read by these pages too
 # (plan_scenarios is the temporary table of the questions it answers)
@@ -38,6 +39,9 @@ PLAN_VIEWS = relations(PLAN_SQL.read_text(encoding="utf-8")) - {"plan_scenarios"
 FAMILY = Family(__file__, reads=PLAN_VIEWS)
 
 TOP = 10  # training options kept per scenario in the Planner's data
+# the options table's words for rentable_machines.pricing_tier, translated where shown (a value not listed prints
+# as it is); the JSON files keep the values
+TIER_WORDS = {"on-demand": N_("on-demand"), "spot": N_("spot"), "reserved": N_("reserved")}
 WEB_TIERS = ("on-demand", "spot", None)
 OPTION_COLUMNS = [
     "rank",
@@ -108,9 +112,10 @@ def weights_label(q: Question, native_formats: dict[str, str]) -> str:
     """'FP8 weights', or for the checkpoint's own format 'weights as the checkpoint ships them (MXFP4-MOE)'.
     `native_formats`: each model's shipped format (the `native_formats` query)."""
     if q.precision != "native":
-        return f"{q.precision.upper()} weights"
+        return _("%(precision)s weights") % {"precision": q.precision.upper()}
     found = native_formats.get(q.model)
-    return f"weights as the checkpoint ships them ({found.upper() if found else 'unknown'})"
+    shipped = found.upper() if found else _("unknown")
+    return _("weights as the checkpoint ships them (%(format)s)") % {"format": shipped}
 
 
 def default_question(max_contexts: dict[str, int]) -> Question:
@@ -191,6 +196,7 @@ def context(options: pd.DataFrame, q: Question, models: pd.DataFrame, weights: s
         "options": list(options.head(TOP).itertuples()),
         "total": len(options),
         "limits": LIMITS,
+        "tier_words": {value: _(word) for value, word in TIER_WORDS.items()},
         "cli": (
             f"gpu-atlas plan --model {q.model} --precision {q.precision} --users {q.users} "
             f"--input-tokens {q.input_tokens} --output-tokens {q.output_tokens} --context {q.context}"

@@ -8,7 +8,9 @@ import duckdb
 import pandas as pd
 
 from .. import charts
+from ..markets import china_first, is_china_offer, is_china_pick, is_china_provider
 from ..family import Family, param_values
+from ..i18n import _
 
 FAMILY = Family(__file__)
 
@@ -23,11 +25,12 @@ def context(
     """The Cloud prices page's values: offers, providers, picks, the price-history chart and the pick rules."""
     params = param_values(parameters.itertuples(index=False))
     return {
-        "offers": list(offers.itertuples(index=False)),
-        "providers": list(providers.itertuples(index=False)),
-        "picks": list(picks.itertuples(index=False)),
+        # the Chinese edition shows the China-mainland market's rows first (English: the order of the queries)
+        "offers": china_first(list(offers.itertuples(index=False)), is_china_offer),
+        "providers": china_first(list(providers.itertuples(index=False)), is_china_provider),
+        "picks": china_first(list(picks.itertuples(index=False)), is_china_pick),
         "history_chart": (
-            charts.price_history_picker(history, "Price history (offers seen in more than one snapshot)")
+            charts.price_history_picker(history, _("Price history (offers seen in more than one snapshot)"))
             if len(history)
             else None
         ),

@@ -10,14 +10,30 @@ templates' values), `ranking.md.j2` (with `calibration.md.j2` on the training pa
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pandas as pd
 
 from .. import charts
 from ..family import Family, param_values
+from ..i18n import _
 
 FAMILY = Family(__file__)
 WORKLOADS = ("training", "inference")
+# how the training_calibration view words the line an unmeasured GPU sits on
+FITTED_LINE = re.compile(r"fitted on (\d+) measured GPUs by TFLOPS per GB/s of memory bandwidth")
+
+
+def line_label(line: str | None) -> str:
+    """The calibration line's basis in the current language (plain text: the template escapes it); a wording the
+    view does not write today is shown as the view writes it."""
+    if not isinstance(line, str):
+        return _("no line")
+    fitted = FITTED_LINE.fullmatch(line)
+    if fitted is None:
+        return line
+    return _("fitted on %(n)s measured GPUs by TFLOPS per GB/s of memory bandwidth") % {"n": fitted.group(1)}
 
 
 def calibration(measured: pd.DataFrame, line: str | None, checks: pd.DataFrame) -> dict:
@@ -29,7 +45,7 @@ def calibration(measured: pd.DataFrame, line: str | None, checks: pd.DataFrame) 
         "runs": runs,
         "gpus": list(measured.itertuples(index=False)),
         "median_error": measured["held_out_error"].abs().median() if runs else None,
-        "line": line if isinstance(line, str) else "no line",
+        "line": line_label(line),
         "checks": [
             {"row": r, "error": r.expected_tokens_per_s_per_gpu / r.measured_tokens_per_s_per_gpu - 1}
             for r in checks.itertuples(index=False)

@@ -8,17 +8,126 @@ Three pages: the Source list (`sources.md`), Sources and conflicts (`conflicts.m
   model memory claims against our computation.
 - `coverage.md`: the canonical GPU figures no source publishes, the provider GPU names not mapped to a variant,
   and the model config fields missing.
+
+In the Chinese edition the words for values (classes, terms, the explanations the pipeline writes) are translated
+where shown; what a source wrote (terms summaries, printed figures) stays as written.
 """
 
 from __future__ import annotations
+
+import re
 
 import duckdb
 import pandas as pd
 
 from ..family import Family
-from ..labels import KIND_LABELS
+from ..i18n import N_, _
 
 FAMILY = Family(__file__)
+
+# words for values of the views, translated where shown (a value not listed prints as it is)
+CLASSIFICATIONS = {
+    "agrees": N_("agrees"),
+    "sparse figure": N_("sparse figure"),
+    "other rate": N_("other rate"),
+    "another precision": N_("another precision"),
+    "another variant": N_("another variant"),
+    "documents disagree": N_("documents disagree"),
+    "no datasheet figure": N_("no datasheet figure"),
+    "unexplained": N_("unexplained"),
+    "canonical": N_("canonical"),
+}
+# sources.terms_automated_collection and terms_republication
+TERMS = {"allowed": N_("allowed"), "forbidden": N_("forbidden"), "not-stated": N_("not-stated")}
+# the rate a figure is of (spec_claims' ref_label, in explanations)
+RATES = {
+    "vector": N_("vector"),
+    "tensor": N_("tensor"),
+    "dense": N_("dense"),
+    "sparse": N_("sparse"),
+    "fp16-accumulate sparse": N_("fp16-accumulate sparse"),
+}
+# model_claims.classification: what a claimed figure matches (out_model_claims.sql)
+MODEL_MATCHES = {"weights only": N_("weights only"), "full inference requirement": N_("full inference requirement")}
+MODEL_CLASSES = {
+    "no model named": N_("no model named"),
+    "no figure": N_("no figure"),
+    "unexplained": N_("unexplained"),
+}
+NUMBER = r"-?[\d.,]+(?:e[+-]?\d+)?"
+
+
+def words(table: dict[str, str]) -> dict[str, str]:
+    """A table of words in the current locale."""
+    return {value: _(word) for value, word in table.items()}
+
+
+def _rate(label: str) -> str:
+    return _(RATES[label]) if label in RATES else label
+
+
+def explanation(text) -> tuple[str, bool]:
+    """A claim's explanation (written by core_spec_claims.sql) in the current locale, and whether it is translated:
+    an explanation of no known form is shown as written (in English)."""
+    if not isinstance(text, str):
+        return text, True
+    if text == "matches the canonical figure":
+        return _("matches the canonical figure"), True
+    if text == "no canonical figure to compare with":
+        return _("no canonical figure to compare with"), True
+    if m := re.fullmatch(rf"sparse figure: 2 x the dense ({NUMBER})", text):
+        return _("sparse figure: 2 x the dense %(value)s") % {"value": m[1]}, True
+    if (m := re.fullmatch(rf"the (.+) rate \(({NUMBER})\), not the canonical rate", text)) and m[1] in RATES:
+        return _("the %(rate)s rate (%(value)s), not the canonical rate") % {"rate": _rate(m[1]), "value": m[2]}, True
+    if (m := re.fullmatch(rf"equals the (\S+) (.+) figure \(({NUMBER})\)", text)) and m[2] in RATES:
+        found = {"precision": m[1], "rate": _rate(m[2]), "value": m[3]}
+        return _("equals the %(precision)s %(rate)s figure (%(value)s)") % found, True
+    if m := re.fullmatch(rf"figure of another variant: (.+) \(({NUMBER}), sparse\)", text):
+        return _("figure of another variant: %(gpu)s (%(value)s, sparse)") % {"gpu": m[1], "value": m[2]}, True
+    if m := re.fullmatch(rf"figure of another variant: (.+) \(({NUMBER})\)", text):
+        return _("figure of another variant: %(gpu)s (%(value)s)") % {"gpu": m[1], "value": m[2]}, True
+    if m := re.fullmatch(r"figure of another variant: ([^()]+)", text):
+        return _("figure of another variant: %(gpu)s") % {"gpu": m[1]}, True
+    if m := re.fullmatch(
+        rf"unexplained: the canonical figure is ({NUMBER}); the claim differs by ([+-]\d+)% and no rule links the two",
+        text,
+    ):
+        found = {"value": m[1], "difference": m[2]}
+        return _(
+            "unexplained: the canonical figure is %(value)s; the claim differs by %(difference)s%% and no rule links "
+            "the two"
+        ) % found, True
+    if m := re.fullmatch(r"unexplained: the canonical figure is ([^;]+)", text):
+        return _("unexplained: the canonical figure is %(value)s") % {"value": m[1]}, True
+    return text, False
+
+
+def model_class(text) -> str:
+    """A model memory claim's class (written by out_model_claims.sql) in the current locale: 'matches weights only
+    at bf16'."""
+    if not isinstance(text, str):
+        return text
+    if text in MODEL_CLASSES:
+        return _(MODEL_CLASSES[text])
+    if (m := re.fullmatch(r"matches (.+) at (\S+)( without scales)?", text)) and m[1] in MODEL_MATCHES:
+        found = {"what": _(MODEL_MATCHES[m[1]]), "precision": m[2]}
+        if m[3]:
+            return _("matches %(what)s at %(precision)s without scales") % found
+        return _("matches %(what)s at %(precision)s") % found
+    return text
+
+
+# characters of the Chinese, Japanese and Korean scripts (and their full-width punctuation)
+CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def in_english(text) -> bool:
+    """Whether a source's text (publisher, title) is mostly English, a few names in another script aside: shown as
+    written, it is marked `lang="en"` in another edition; a title written in Chinese or Japanese is not."""
+    if not isinstance(text, str):
+        return False
+    latin = sum(c.isascii() and c.isalpha() for c in text)
+    return latin > 0 and latin > 2 * len(CJK.findall(text))
 
 
 def host(url: str) -> str:
@@ -42,18 +151,18 @@ def context(sources: pd.DataFrame, kinds: pd.DataFrame) -> dict:
         "sources": [
             {
                 "row": s,
-                "kind": KIND_LABELS.get(s.kind, s.kind),
+                "kind": s.kind,
+                "publisher_in_english": in_english(s.publisher),
+                "title_in_english": in_english(s.title),
                 "terms_number": number.get((s.terms_url, s.terms_summary)) if isinstance(s.terms_url, str) else None,
                 "file": str(s.file).removeprefix("sources/"),
             }
             for s in sources.itertuples()
         ],
-        "kinds": [
-            {"kind": KIND_LABELS.get(k.source_kind, k.source_kind), "n": int(k.n), "share": k.n / total}
-            for k in kinds.itertuples()
-        ],
+        "kinds": [{"kind": k.source_kind, "n": int(k.n), "share": k.n / total} for k in kinds.itertuples()],
         "total": total,
         "terms": [{"row": t, "host": host(t.terms_url), "number": i + 1} for i, t in enumerate(terms.itertuples())],
+        "term_words": words(TERMS),
     }
 
 
@@ -61,11 +170,19 @@ def conflicts_context(claims: pd.DataFrame, figure_classes: pd.DataFrame, model_
     """Sources and conflicts' values (`conflicts.md.j2`)."""
     # the article claims by class, the commonest first (ties by name)
     counts = claims.groupby("classification").size()
+    class_words = words(CLASSIFICATIONS)
     return {
-        "claims": list(claims.itertuples(index=False)),
+        "claims": [{"row": c, "explanation": explanation(c.explanation)} for c in claims.itertuples(index=False)],
         "classes": sorted(((str(k), int(n)) for k, n in counts.items()), key=lambda kn: (-kn[1], kn[0])),
         "figure_classes": list(figure_classes.itertuples(index=False)),
-        "model_claims": list(model_claims.itertuples(index=False)),
+        # 'canonical 578, agrees 166, ...' (plain text: the template escapes it)
+        "figure_summary": _(", ").join(
+            f"{class_words.get(r.classification, r.classification)} {r.n}" for r in figure_classes.itertuples()
+        ),
+        "model_claims": [
+            {"row": c, "classification": model_class(c.classification)} for c in model_claims.itertuples(index=False)
+        ],
+        "class_words": class_words,
     }
 
 

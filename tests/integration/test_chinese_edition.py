@@ -1,0 +1,145 @@
+"""The Chinese edition of the built site (/zh/): every page, in Chinese, with nothing of ours left in English,
+its own search index split into Chinese words, and the files for programs written once."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+# three or more lowercase English words in a row: a sentence or phrase of ours left untranslated (names of GPUs,
+# models and providers are capitalised or carry digits; units are upper case)
+ENGLISH_RUN = re.compile(r"\b[a-z]{2,}(?:[ ,]+[a-z]{2,}){2,}\b")
+SKIPPED = {"script", "style", "code", "pre", "svg", "template", "noscript"}
+
+
+class _Text(HTMLParser):
+    """The visible text of a page's article, without code, scripts and what is marked lang="en" (source text)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[bool] = []  # per open element: skipped
+        self.inside = 0
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "article":
+            self.inside += 1
+        void = tag in {"br", "img", "input", "hr", "meta", "link", "wbr", "source", "col"}
+        # quoted or named by a source: marked lang="en", or the title of a source an external link leads to
+        external = tag == "a" and (a.get("href") or "").startswith(("http://", "https://"))
+        skip = tag in SKIPPED or (a.get("lang") or "").startswith("en") or external
+        if not void:
+            self.stack.append(skip)
+        if self.inside and not any(self.stack):
+            for name in ("aria-label", "title", "placeholder", "alt"):
+                if a.get(name):
+                    self.parts.append(a[name])
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self.inside -= 1
+        if self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if self.inside and not any(self.stack):
+            self.parts.append(data)
+
+
+def _pages(site):
+    return sorted(
+        p.relative_to(site).as_posix() for p in site.rglob("index.html") if "zh" not in p.relative_to(site).parts[:1]
+    )
+
+
+def test_every_page_has_its_chinese_page(built_site):
+    site = built_site["site"]
+    english = _pages(site)
+    chinese = sorted(p.relative_to(site / "zh").as_posix() for p in (site / "zh").rglob("index.html"))
+    assert len(english) > 80 and chinese == english
+
+
+def test_chinese_pages_say_their_language_and_link_the_english_one(built_site):
+    site = built_site["site"] / "zh"
+    for rel in ("index.html", "planner/index.html", "gpus/nvidia-h100-sxm-80gb/index.html"):
+        html = (site / rel).read_text(encoding="utf-8")
+        assert '<html lang="zh"' in html
+        assert 'hreflang="en"' in html and 'hreflang="zh"' in html
+
+
+def _names(db) -> list[str]:
+    """Names the data gives (GPUs, models, providers, offerings, regions): shown as they are in every edition."""
+    rows = db.execute(
+        """select name from gpus union select name from models union select provider from price_offers
+           union select offering from price_offers union select region from price_offers"""
+    ).fetchall()
+    return sorted({r[0] for r in rows if r[0]}, key=len, reverse=True)
+
+
+def test_no_text_of_ours_is_left_in_english(built_site, db):
+    site = built_site["site"] / "zh"
+    names = _names(db)
+    found = {}
+    for path in sorted(site.rglob("index.html")):
+        parser = _Text()
+        parser.feed(path.read_text(encoding="utf-8"))
+        parts = []
+        for part in parser.parts:
+            for name in names:
+                part = part.replace(name, " ")
+            parts.append(part)
+        runs = sorted({m.group(0) for part in parts for m in ENGLISH_RUN.finditer(part)})
+        if runs:
+            found[path.relative_to(site).as_posix()] = runs[:5]
+    assert found == {}
+
+
+def test_the_chinese_search_index_holds_chinese_words(built_site):
+    site = built_site["site"]
+    zh = json.loads((site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    en = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert zh["config"]["lang"] == ["zh"]
+    # jieba split the text into words, joined by zero-width spaces the theme's Chinese separator splits on
+    assert any("\u200b" in d["text"] and re.search(r"[\u4e00-\u9fff]", d["text"]) for d in zh["docs"])
+    assert not any(d["location"].startswith("zh/") for d in en["docs"])
+    assert {d["location"].split("#")[0] for d in zh["docs"]} >= {"planner/", "models/", "prices/"}
+
+
+def test_files_for_programs_are_written_once(built_site):
+    site = built_site["site"]
+    assert (site / "api" / "v1" / "gpus.json").is_file() and not (site / "zh" / "api").exists()
+    assert not (site / "zh" / "downloads").exists() and (site / "downloads" / "gpu_atlas.duckdb").is_file()
+    messages = (site / "zh" / "javascripts" / "messages.js").read_text(encoding="utf-8")
+    assert "window.ATLAS_MESSAGES" in messages and not (site / "javascripts" / "messages.js").exists()
+
+
+@pytest.mark.parametrize("page", ["data", "planner"])
+def test_chinese_links_to_site_files_reach_them(built_site, page):
+    """Links from a Chinese page to the downloads and the API go up to the site's own files, which exist."""
+    site = built_site["site"]
+    html = (site / "zh" / page / "index.html").read_text(encoding="utf-8")
+    targets = set(re.findall(r'(?:href|data-api)="((?:\.\./)+(?:downloads|api)/[^"#?]*)"', html))
+    assert targets
+    for target in targets:
+        resolved = (site / "zh" / page / target).resolve()
+        assert resolved.exists(), target
+
+
+def test_every_link_of_the_chinese_pages_reaches_a_page_or_file(built_site):
+    """MkDocs cannot check the Chinese edition's links up to the site's files (mkdocs.zh.yml): every relative
+    link of every Chinese page is resolved here against the built site."""
+    site = built_site["site"]
+    broken = set()
+    for path in sorted((site / "zh").rglob("index.html")):
+        html = path.read_text(encoding="utf-8")
+        for href in re.findall(r'<a [^>]*href="([^"#?]+)[^"]*"', html):
+            if re.match(r"[a-z]+:|//", href):
+                continue
+            target = (path.parent / href).resolve()
+            if not (target.is_file() or (target / "index.html").is_file()):
+                broken.add((path.relative_to(site).as_posix(), href))
+    assert sorted(broken)[:10] == []
