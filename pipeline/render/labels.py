@@ -73,6 +73,8 @@ FORMATTERS = (
     "pick_label",
     "kind_label",
     "tiers",
+    "markets",
+    "kinds",
 )
 
 
@@ -180,11 +182,29 @@ def tier(pricing_tier, statistic) -> str:
     return shown if statistic == "list" else f"{shown} · *{esc(word(STATISTICS, statistic))}*"
 
 
-def tiers(listed) -> str:
-    """A list of tiers as a view joins them ("on-demand, reserved, spot"), each in words."""
-    if not isinstance(listed, str) or not listed:
+MARKETS = {"global": N_("global"), "cn-mainland": N_("China mainland")}
+
+
+def _listed(listed, one) -> str:
+    """A list as a view joins them ("a, b, c"), each item in words; in English as the view wrote it."""
+    if not isinstance(listed, str) or not listed or i18n.current() == i18n.DEFAULT:
         return esc(listed)
-    return esc(_(", ").join(word(TIERS, t) for t in listed.split(", ")))
+    return esc(_(", ").join(one(item) for item in listed.split(", ")))
+
+
+def tiers(listed) -> str:
+    """Tiers as a view joins them ("on-demand, reserved, spot")."""
+    return _listed(listed, lambda t: word(TIERS, t))
+
+
+def markets(listed) -> str:
+    """Markets as a view joins them ("cn-mainland, global")."""
+    return _listed(listed, lambda m: word(MARKETS, m))
+
+
+def kinds(listed) -> str:
+    """Kinds of source as a view joins them ("catalogue_copy, price_tracker")."""
+    return _listed(listed, lambda k: word(KIND_LABELS, k) if k in KIND_LABELS else word(OTHER_KIND_LABELS, k))
 
 
 _TERM = re.compile(r"^\s*(\d+)\s*-?\s*(?:(yrs?|years?|y)|(mo|mos|months?))\s*$", re.I)

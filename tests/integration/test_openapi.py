@@ -53,7 +53,7 @@ def test_llms_txt_links_the_api_the_database_and_the_main_pages(built_site):
     text = (site / "llms.txt").read_text()
     assert text.startswith("# GPU Atlas")
     links = re.findall(r"\]\(([^)]+)\)", text)
-    for needed in ("api/v1/openapi.json", "planner/", "gpus/", "models/", "downloads/gpu_atlas.duckdb"):
+    for needed in ("api/v1/openapi.json", "planner/", "gpus/", "models/", "downloads/gpu_atlas.duckdb", "zh/"):
         assert any(link.startswith(needed) or link.endswith(needed) for link in links), needed
     for link in links:
         target = site / link.split("#")[0]

@@ -28,7 +28,9 @@ def test_switching_language_on_the_planner_keeps_the_question_and_the_options(se
     english_heads = page.locator("#planner-results thead th").all_inner_texts()
     link = page.locator('a.md-select__link[hreflang="zh"]')
     assert link.get_attribute("href").endswith("zh/" + QUESTION)
-    page.goto(link.get_attribute("href"))
+    page.hover(".md-header__option .md-select")  # the header's language menu opens on hover
+    link.click()
+    page.wait_for_url("**/zh/planner/**")
     assert page.url.endswith("zh/" + QUESTION)
     chinese = _options(page)
     chinese_heads = page.locator("#planner-results thead th").all_inner_texts()
