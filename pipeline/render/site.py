@@ -101,10 +101,17 @@ def _theme_scripts(match: re.Match) -> str:
     return f'<script src="{lazy_search}" defer></script><script src="{bundle}" defer></script>'
 
 
+# the theme's <link rel="alternate" hreflang> per edition: relative addresses (search engines want absolute ones),
+# and the theme's script fetches each edition's sitemap.xml for them, which a local build does not have
+LANGUAGE_ALTERNATE = re.compile(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">')
+
+
 def finish_page(html: str) -> str:
     """The theme's script deferred (it runs after parsing, before the site's own deferred scripts, so the
     first paint never waits for it), preceded by lazy-search.js (the search index is requested only when a
-    reader reaches for search), and its search dialog named for screen readers."""
+    reader reaches for search), and its search dialog named for screen readers. The language menu's links are
+    kept (editions.js points them at the same page); the head's per-edition alternates are dropped."""
+    html = LANGUAGE_ALTERNATE.sub("", html)
     html = THEME_BUNDLE.sub(_theme_scripts, html, count=1)
     return html.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
 

@@ -30,6 +30,13 @@ PAGES = [
     "planner/",
     "compare/",
     "own-or-rent/",
+    # the Chinese edition: its charts (Chinese titles), scripts (messages.js first) and data files one level up
+    "zh/",
+    "zh/planner/",
+    "zh/vram-fit/",
+    "zh/cost-per-tflop/",
+    "zh/own-or-rent/",
+    "zh/gpus/nvidia-h100-sxm-80gb/",
 ]
 
 
