@@ -49,6 +49,18 @@ METRIC_LABELS = {
     "launch_price": N_("launch price"),
     "architecture": N_("architecture"),
 }
+# spec_claims.classification: how a source's figure relates to the canonical one (GPU pages, Sources and conflicts)
+CLASSIFICATIONS = {
+    "agrees": N_("agrees"),
+    "sparse figure": N_("sparse figure"),
+    "other rate": N_("other rate"),
+    "another precision": N_("another precision"),
+    "another variant": N_("another variant"),
+    "documents disagree": N_("documents disagree"),
+    "no datasheet figure": N_("no datasheet figure"),
+    "unexplained": N_("unexplained"),
+    "canonical": N_("canonical"),
+}
 UNIT_KINDS = {"tensor": N_("tensor"), "vector": N_("vector")}
 TIERS = {
     "on-demand": N_("on-demand"),
@@ -84,6 +96,11 @@ def word(table: dict, value):
         return _(table[value]) if value in table else value
     except TypeError:  # an unhashable value: no word for it
         return value
+
+
+def words(table: dict[str, str]) -> dict[str, str]:
+    """A table of words in the current locale."""
+    return {value: _(word) for value, word in table.items()}
 
 
 class LazyMarkup(Markup):

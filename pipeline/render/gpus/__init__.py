@@ -16,6 +16,7 @@ from .. import charts, i18n
 from ..markets import china_first, is_china_offer, is_china_pick
 from ..family import Family
 from ..i18n import N_, _
+from ..labels import CLASSIFICATIONS, words
 from ..prices import FAMILY as PRICES
 
 # the price used per GPU and tier is the Prices page's query (one definition of its order), read from price_picks
@@ -46,17 +47,6 @@ PAGE_WORDS = {"source_chars": SOURCE_CHARS}
 WORKLOADS = {"training": N_("training"), "inference": N_("inference")}
 RANK_LABELS = {"training": N_("Training rank"), "inference": N_("Inference rank")}
 SEGMENTS = {"datacenter": N_("datacenter"), "workstation": N_("workstation"), "consumer": N_("consumer")}
-CLASSIFICATIONS = {
-    "agrees": N_("agrees"),
-    "sparse figure": N_("sparse figure"),
-    "other rate": N_("other rate"),
-    "another precision": N_("another precision"),
-    "another variant": N_("another variant"),
-    "documents disagree": N_("documents disagree"),
-    "no datasheet figure": N_("no datasheet figure"),
-    "unexplained": N_("unexplained"),
-    "canonical": N_("canonical"),
-}
 # the glance's label of each price pick (price_picks.pick)
 CHEAPEST = {
     "on-demand": N_("Cheapest on-demand"),
@@ -70,11 +60,6 @@ CHEAPEST = {
     "marketplace minimum (China mainland)": N_("Cheapest marketplace minimum (China mainland)"),
     "marketplace median (China mainland)": N_("Cheapest marketplace median (China mainland)"),
 }
-
-
-def words(table: dict[str, str]) -> dict[str, str]:
-    """A table of words in the current locale."""
-    return {value: _(word) for value, word in table.items()}
 
 
 def rank_label(workload: str) -> str:

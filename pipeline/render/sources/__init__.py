@@ -22,21 +22,11 @@ import pandas as pd
 
 from ..family import Family
 from ..i18n import N_, _
+from ..labels import CLASSIFICATIONS, words
 
 FAMILY = Family(__file__)
 
 # words for values of the views, translated where shown (a value not listed prints as it is)
-CLASSIFICATIONS = {
-    "agrees": N_("agrees"),
-    "sparse figure": N_("sparse figure"),
-    "other rate": N_("other rate"),
-    "another precision": N_("another precision"),
-    "another variant": N_("another variant"),
-    "documents disagree": N_("documents disagree"),
-    "no datasheet figure": N_("no datasheet figure"),
-    "unexplained": N_("unexplained"),
-    "canonical": N_("canonical"),
-}
 # sources.terms_automated_collection and terms_republication
 TERMS = {"allowed": N_("allowed"), "forbidden": N_("forbidden"), "not-stated": N_("not-stated")}
 # the rate a figure is of (spec_claims' ref_label, in explanations)
@@ -55,11 +45,6 @@ MODEL_CLASSES = {
     "unexplained": N_("unexplained"),
 }
 NUMBER = r"-?[\d.,]+(?:e[+-]?\d+)?"
-
-
-def words(table: dict[str, str]) -> dict[str, str]:
-    """A table of words in the current locale."""
-    return {value: _(word) for value, word in table.items()}
 
 
 def _rate(label: str) -> str:
