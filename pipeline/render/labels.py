@@ -73,6 +73,11 @@ PICKS = {
     **TIERS,
     "on-demand (China mainland)": N_("on-demand (China mainland)"),
     "spot (China mainland)": N_("spot (China mainland)"),
+    "reserved (China mainland)": N_("reserved (China mainland)"),
+    "marketplace minimum": N_("marketplace minimum"),
+    "marketplace median": N_("marketplace median"),
+    "marketplace minimum (China mainland)": N_("marketplace minimum (China mainland)"),
+    "marketplace median (China mainland)": N_("marketplace median (China mainland)"),
 }
 STATISTICS = {"list": N_("list"), "minimum": N_("minimum"), "median": N_("median")}
 FORMATTERS = (
@@ -87,6 +92,7 @@ FORMATTERS = (
     "tiers",
     "markets",
     "kinds",
+    "pick_why",
 )
 
 
@@ -222,6 +228,65 @@ def markets(listed) -> str:
 def kinds(listed) -> str:
     """Kinds of source as a view joins them ("catalogue_copy, price_tracker")."""
     return _listed(listed, lambda k: word(KIND_LABELS, k) if k in KIND_LABELS else word(OTHER_KIND_LABELS, k))
+
+
+# price_picks.why, as pipeline/sql/core_price_picks.sql writes it: what was picked from how many, and what was left out
+_WHY = re.compile(
+    r"^(?:cheapest of (?P<n>\d+) current (?P<pick>.+?) prices?(?P<host> \(GPU plus its host VM\))?|no price used)"
+    r"(?:; left out: (?P<left>\d+) \((?P<reasons>.*)\))?$"
+)
+_STALE = re.compile(r"^stale \(observed more than (\d+) days ago\)$")
+_THIN = re.compile(r"^median over fewer than (\d+) listings$")
+REASONS = {
+    "GPU-only price: the host is billed apart and its price is not published": N_(
+        "GPU-only price: the host is billed apart and its price is not published"
+    ),
+    'a provider\'s "from" price: not an offer at that price': N_(
+        'a provider\'s "from" price: not an offer at that price'
+    ),
+}
+
+
+def _reason(text: str) -> str | None:
+    if text in REASONS:
+        return _(REASONS[text])
+    if m := _STALE.match(text):
+        return _("stale (observed more than %(days)s days ago)") % {"days": m.group(1)}
+    if m := _THIN.match(text):
+        return _("median over fewer than %(n)s listings") % {"n": m.group(1)}
+    return None
+
+
+def _why_words(why: str) -> str | None:
+    """The pick's explanation in the current locale, or None when its wording is not one the SQL writes."""
+    m = _WHY.match(why)
+    if not m or (m.group("pick") and m.group("pick") not in PICKS):
+        return None
+    if m.group("n"):
+        text = _("cheapest of %(n)s current %(pick)s prices") % {
+            "n": m.group("n"),
+            "pick": word(PICKS, m.group("pick")),
+        }
+        if m.group("host"):
+            text += _(" (GPU plus its host VM)")
+    else:
+        text = _("no price used")
+    if m.group("left"):
+        reasons = [_reason(r) for r in m.group("reasons").split("; ")]
+        if None in reasons:
+            return None
+        left = {"n": m.group("left"), "reasons": _("; ").join(reasons)}
+        text += _("; left out: %(n)s (%(reasons)s)") % left
+    return text
+
+
+def pick_why(why) -> str:
+    """Why a price is the one used (`price_picks.why`): in English as the view wrote it; in another edition in its
+    words, or, when the wording is not one the SQL writes, as written and marked as English."""
+    if not isinstance(why, str) or not why or i18n.current() == i18n.DEFAULT:
+        return esc(why)
+    shown = _why_words(why)
+    return esc(shown) if shown is not None else f'<span lang="en">{esc(why)}</span>'
 
 
 _TERM = re.compile(r"^\s*(\d+)\s*-?\s*(?:(yrs?|years?|y)|(mo|mos|months?))\s*$", re.I)

@@ -120,3 +120,36 @@ def test_the_scripts_messages_file_carries_the_scripts_catalogue():
     text = i18n.script_messages("zh")
     assert text.startswith("// generated from site/zh.po")
     assert "window.ATLAS_MESSAGES = {" in text
+
+
+@pytest.mark.parametrize(
+    "why, chinese",
+    [
+        ("cheapest of 12 current on-demand prices", "当前 12 个按需价格中最便宜的"),
+        ("cheapest of 1 current spot (China mainland) price", "当前 1 个抢占式（中国大陆）价格中最便宜的"),
+        (
+            "cheapest of 3 current on-demand prices (GPU plus its host VM); left out: 2 (GPU-only price: the host is "
+            "billed apart and its price is not published; stale (observed more than 45 days ago))",
+            "当前 3 个按需价格中最便宜的（GPU 加其主机虚拟机）；排除 2 个（仅 GPU 价格：主机另行计费且其价格未公布；"
+            "已过时（观测于 45 天以前））",
+        ),
+        (
+            "no price used; left out: 1 (stale (observed more than 45 days ago))",
+            "未采用任何价格；排除 1 个（已过时（观测于 45 天以前））",
+        ),
+    ],
+)
+def test_a_picks_explanation_reads_in_chinese(why, chinese):
+    from pipeline.render.labels import pick_why
+
+    assert pick_why(why) == why  # English: as the view wrote it (nothing in these to escape)
+    with i18n.use("zh"):
+        assert pick_why(why) == chinese
+
+
+def test_an_explanation_in_words_the_sql_does_not_write_stays_english_and_marked():
+    from pipeline.render.labels import pick_why
+
+    with i18n.use("zh"):
+        assert pick_why("cheapest by a new rule") == '<span lang="en">cheapest by a new rule</span>'
+        assert pick_why("no price used; left out: 1 (a reason nobody wrote)").startswith('<span lang="en">')

@@ -364,7 +364,7 @@ def test_gpu_pages_in_chinese_show_the_china_market_first():
         "| verda | 1H100.80S.30V | 1 | $1.870 |"
     )
     assert offers.index("| verda |") < offers.index(f"| {ESCAPED} | h100-80gb |")  # each market in its order
-    assert '<span lang="en">cheapest of 3 current on-demand (China mainland) prices</span>' in page
+    assert "当前 3 个按需（中国大陆）价格中最便宜的" in page
     assert 'data-chart="history"' in page and ctx["history_chart"]["title"] == "价格历史：H100 SXM 80 GB"
     assert_escaped(page)
 
