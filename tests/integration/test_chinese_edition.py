@@ -143,3 +143,16 @@ def test_every_link_of_the_chinese_pages_reaches_a_page_or_file(built_site):
             if not (target.is_file() or (target / "index.html").is_file()):
                 broken.add((path.relative_to(site).as_posix(), href))
     assert sorted(broken)[:10] == []
+
+
+def test_every_picks_explanation_reads_in_chinese(db):
+    """labels.pick_why says in words what core_price_picks.sql writes: a new wording in the SQL fails here (on the
+    pages it would show in English, marked lang="en")."""
+    from pipeline.render import i18n
+    from pipeline.render.labels import _why_words
+
+    whys = [r[0] for r in db.execute("select distinct why from price_picks").fetchall()]
+    assert len(whys) > 10
+    with i18n.use("zh"):
+        unread = [why for why in whys if _why_words(why) is None]
+    assert unread == []
