@@ -357,6 +357,19 @@ def fit_heatmap(fit: pd.DataFrame, title: str) -> dict:
     return spec
 
 
+def _offer_tooltip() -> list:
+    """What a point of a price-history line says: the offer and its dated price (in the current locale)."""
+    return [
+        _tip("provider:N"),
+        _tip("offering:N"),
+        _tip("pricing_tier:N"),
+        _tip("statistic:N"),
+        _tip("region:N"),
+        alt.Tooltip("observed_on:T", title=_("observed")),
+        alt.Tooltip("usd_per_gpu_hour:Q", title=_("$/GPU-hour"), format="$.3f"),
+    ]
+
+
 def _price_history_template() -> dict:
     """The price-history chart of the current locale."""
     return _price_history_spec(i18n.current())
@@ -377,15 +390,7 @@ def _price_history_spec(locale: str) -> dict:
             legend=alt.Legend(orient="bottom", columns=5),
         ),
         detail="series:N",
-        tooltip=[
-            _tip("provider:N"),
-            _tip("offering:N"),
-            _tip("pricing_tier:N"),
-            _tip("statistic:N"),
-            _tip("region:N"),
-            alt.Tooltip("observed_on:T", title=_("observed")),
-            alt.Tooltip("usd_per_gpu_hour:Q", title=_("$/GPU-hour"), format="$.3f"),
-        ],
+        tooltip=_offer_tooltip(),
     )
     points = base.mark_point(filled=True, size=45).encode(
         shape=alt.Shape("pricing_tier:N", title=_("Tier"), legend=alt.Legend(orient="bottom"))
@@ -459,15 +464,7 @@ def price_history_picker(history: pd.DataFrame, title: str) -> dict:
                 legend=alt.Legend(orient="bottom", columns=5),
             ),
             detail="series:N",
-            tooltip=[
-                _tip("provider:N"),
-                _tip("offering:N"),
-                _tip("pricing_tier:N"),
-                _tip("statistic:N"),
-                _tip("region:N"),
-                alt.Tooltip("observed_on:T", title=_("observed")),
-                alt.Tooltip("usd_per_gpu_hour:Q", title=_("$/GPU-hour"), format="$.3f"),
-            ],
+            tooltip=_offer_tooltip(),
         )
     )
     points = base.mark_point(filled=True, size=45).encode(
