@@ -35,7 +35,6 @@ LOCALES = ("en", "zh")
 DEFAULT = "en"
 # what a page's `lang` attribute and number formats say, per locale
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
-SCRIPTS_CATALOGUE = ROOT / "site" / "zh.po"
 
 _locale: ContextVar[str] = ContextVar("atlas_locale", default=DEFAULT)
 _missing: set[tuple[str, str]] = set()
@@ -180,13 +179,9 @@ def missing() -> set[tuple[str, str]]:
 
 
 def script_messages(locale: str) -> str:
-    """`javascripts/messages.js` of an edition: the scripts' texts, read by `Atlas.t`."""
-    from babel.messages.pofile import read_po
-
-    table = {}
-    if SCRIPTS_CATALOGUE.is_file():
-        with SCRIPTS_CATALOGUE.open("rb") as f:
-            table = {m.id: m.string for m in read_po(f) if m.id and m.string and not m.fuzzy}
+    """`javascripts/messages.js` of an edition: the scripts' texts (`site/<locale>.po`), read by `Atlas.t`."""
+    catalogue_file = ROOT / "site" / f"{locale}.po"
+    table = _read(catalogue_file, locale) if catalogue_file.is_file() else {}
     body = json.dumps(table, ensure_ascii=False, sort_keys=True, indent=0)
     return f"// generated from site/{locale}.po by pipeline/render/i18n.py\nwindow.ATLAS_MESSAGES = {body};\n"
 
