@@ -30,8 +30,8 @@ serve:                ## serve the built site on http://127.0.0.1:8000/
 prices: $(VENV)       ## re-materialise prices and what depends on them
 	$(UV) run gpu-atlas refresh-prices
 
-fetch: $(VENV)        ## fetch a new price snapshot (network): make fetch PROVIDER=azure
-	$(UV) run gpu-atlas fetch-prices $(or $(PROVIDER),azure)
+fetch: $(VENV)        ## fetch new price snapshots (network): every provider, or make fetch PROVIDER=azure
+	$(UV) run gpu-atlas fetch-prices $(or $(PROVIDER),--all)
 
 browser:              ## Debian's Chromium for the browser tests
 	@command -v chromium >/dev/null 2>&1 || { \

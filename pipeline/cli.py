@@ -101,7 +101,11 @@ def checksums(write: bool = typer.Option(False, "--write", help="update sidecar 
 
 @app.command("fetch-prices")
 def fetch_prices(
-    provider: str = typer.Argument(..., help="provider with a public price API: azure, aws, oracle or vastai"),
+    provider: str | None = typer.Argument(
+        None, help="provider to fetch (see --list); leave out with --all to fetch every provider"
+    ),
+    all_providers: bool = typer.Option(False, "--all", help="fetch every provider that has a fetcher"),
+    list_providers: bool = typer.Option(False, "--list", help="list the providers that have a fetcher, and exit"),
     region: list[str] | None = typer.Option(
         None,
         "--region",
@@ -111,23 +115,38 @@ def fetch_prices(
     ),
     force: bool = typer.Option(False, help="replace today's snapshot if it exists"),
 ) -> None:
-    """Fetch a new dated price snapshot (network) into sources/prices/<provider>/<today>/."""
-    from .fetch import FETCHERS, FetchError, fetch_regions, may_collect, snapshot_regions, write_snapshot
+    """Fetch new dated price snapshots (network) into sources/prices/<provider>/<today>/.
 
-    if provider not in FETCHERS:
+    A provider whose recorded terms forbid automated collection is refused before any request; with --all, a
+    provider that fails is reported and skipped (exit 1 after the others are written)."""
+    from .fetch import API_ROOTS, FETCHERS, refresh, refresh_all
+
+    if list_providers:
+        for name in FETCHERS:
+            typer.echo(f"{name:16} {API_ROOTS[name]}")
+        raise typer.Exit(0)
+    if all_providers == (provider is not None):
+        typer.secho("name one provider or pass --all (see --list)", fg="red", err=True)
+        raise typer.Exit(2)
+    if provider is not None and provider not in FETCHERS:
         typer.secho(f"no fetcher for {provider!r}; available: {', '.join(FETCHERS)}", fg="red", err=True)
         raise typer.Exit(2)
-    try:
-        may_collect(paths().sources, provider)  # the provider's recorded terms allow a program to collect prices
-        regions = region or snapshot_regions(paths().sources, provider)
-        if regions:
-            typer.echo(f"fetching {provider} prices for {', '.join(regions)}")
-        snapshot = fetch_regions(provider, regions)
-        target = write_snapshot(snapshot, paths().sources, force=force)
-    except FetchError as exc:
-        typer.secho(f"fetch failed: {exc}", fg="red", err=True)
-        raise typer.Exit(1) from exc
-    typer.echo(f"wrote {len(snapshot.rows)} offers to {target}; run `make prices` to update the site")
+    if all_providers:
+        outcomes = refresh_all(paths().sources, force=force)
+    else:
+        if region:
+            typer.echo(f"fetching {provider} prices for {', '.join(region)}")
+        outcomes = [refresh(provider, paths().sources, regions=region, force=force)]
+    colours = {"written": "green", "refused": "yellow", "failed": "red"}
+    for o in outcomes:
+        what = f"{o.offers} offers to {o.detail}" if o.status == "written" else o.detail
+        typer.secho(f"{o.provider}: {o.status}: {what}", fg=colours[o.status], err=o.status != "written")
+    written = [o for o in outcomes if o.status == "written"]
+    if written:
+        typer.echo(f"{len(written)} of {len(outcomes)} providers written; run `make prices` to update the site")
+    failed = [o for o in outcomes if o.status == "failed"]
+    if failed or (not all_providers and not written):
+        raise typer.Exit(1)
 
 
 class Workload(str, Enum):

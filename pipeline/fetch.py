@@ -39,6 +39,11 @@ class Snapshot:
     published_on: dt.date | None = None  # the source's own date when it prints one; else the fetch day
     notes: str = ""
     covers: dict | None = None  # what a partial snapshot covers (GPUs, regions, tiers); None: everything
+    # what the snapshot is: the provider's own API (provider_api), or a catalogue's copy of its prices
+    # (catalogue_copy: kept as that catalogue printed them, collected by this program)
+    kind: str = "provider_api"
+    # a copy that prints no date but was read at a dated commit: observed no later than that day
+    observed_no_later_than: dt.date | None = None
 
 
 RETRY_STATUS = (429, 500, 502, 503, 504)
@@ -93,20 +98,25 @@ def _stream_lines(client: httpx.Client, url: str, consume, retries: int = 3, bac
     return _with_retries(url, call, retries, backoff)
 
 
-def providers() -> dict:
-    """Every price API module of pipeline/providers/ by provider id: each defines PROVIDER, API_ROOT and
-    fetch(region=..., transport=..., timeout=...) -> Snapshot. Adding a provider adds a module there, nothing here."""
+def providers() -> dict[str, tuple]:
+    """Every fetcher of pipeline/providers/ by provider id, as (fetch, API root). A module for one price API
+    defines PROVIDER, API_ROOT and fetch(region=..., transport=..., timeout=...) -> Snapshot; a module that
+    reads a catalogue of many providers defines FETCHERS and API_ROOTS keyed by provider id. Adding a provider
+    adds a module there (or an entry to a catalogue's list), nothing here. A provider's own API comes first:
+    a catalogue's copy is used only for providers no API module serves."""
     import importlib
     import pkgutil
 
     from pipeline import providers as package
 
-    found = {}
+    own, copied = {}, {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         if hasattr(module, "PROVIDER") and hasattr(module, "fetch"):
-            found[module.PROVIDER] = module
-    return found
+            own[module.PROVIDER] = (module.fetch, module.API_ROOT)
+        for provider, fetcher in getattr(module, "FETCHERS", {}).items():
+            copied.setdefault(provider, (fetcher, module.API_ROOTS[provider]))
+    return own | {provider: entry for provider, entry in copied.items() if provider not in own}
 
 
 def snapshot_regions(sources: Path, provider: str) -> list[str]:
@@ -179,33 +189,55 @@ def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> 
 
 def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None, force: bool = False) -> Path:
     """Write sources/prices/<provider>/<date>/prices.csv and its sidecar (with the terms recorded for the provider
-    before); never overwrite without force."""
+    before); never overwrite without force. Both files are written into a hidden folder beside it and moved
+    into place together, so a failure leaves no half-written snapshot."""
+    import os
+    import shutil
+    import tempfile
+
     on = on or dt.date.today()
     terms = may_collect(sources, snapshot.provider)
     folder = sources / "prices" / snapshot.provider / on.isoformat()
     target = folder / "prices.csv"
     if target.exists() and not force:
         raise FetchError(f"{target} exists: snapshots are immutable (use --force to replace today's)")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{on.isoformat()}-", dir=folder.parent))
+    try:
+        _write_files(snapshot, staging, on, terms, sources)
+        if folder.exists():  # --force: today's snapshot is replaced as a whole
+            shutil.rmtree(folder)
+        os.replace(staging, folder)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return target
+
+
+def _write_files(snapshot: Snapshot, folder: Path, on: dt.date, terms: dict, sources: Path) -> None:
+    target = folder / "prices.csv"
     columns = PRICE_COLUMNS + [c for c in ("sample_size",) if any(c in row for row in snapshot.rows)]
     with target.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(snapshot.rows)
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    bounded = snapshot.observed_no_later_than is not None
     sidecar = {
         "title": snapshot.title,
         "publisher": snapshot.publisher,
-        "kind": "provider_api",
+        "kind": snapshot.kind,
         # every GPU offer of the regions and tiers asked for: what it lists is what it covers
         "scope": "partial" if snapshot.covers else "full",
         **({"covers": snapshot.covers} if snapshot.covers else {}),
         "price_basis": "whole_instance",
+        **({"observed_date_known": False, "observed_no_later_than": snapshot.observed_no_later_than} if bounded else {}),
         "url": snapshot.url,
         "accessed_on": on,
-        "published_on": snapshot.published_on or on,
+        "published_on": None if bounded else (snapshot.published_on or on),
         "licence": "Public price list; prices as published",
         "checksum": f"sha256:{digest}",
+        **({"collected_by": "program"} if snapshot.kind != "provider_api" else {}),
     }
     if snapshot.notes:
         sidecar["notes"] = snapshot.notes
@@ -218,10 +250,41 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
     (folder / "prices.source.yml").write_text(
         yaml.safe_dump(sidecar, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8"
     )
-    return target
+
+
+@dataclass
+class Outcome:
+    """What one provider's fetch did: wrote a snapshot, was refused by its terms, or failed (and why)."""
+
+    provider: str
+    status: str  # written | refused | failed
+    detail: str
+    offers: int = 0
+
+
+def refresh(provider: str, sources: Path, regions: list[str] | None = None, force: bool = False, **kwargs) -> Outcome:
+    """Fetch one provider (its terms checked before any request; the regions of its latest snapshot by default,
+    so What changed compares like with like) and write the dated snapshot. Never raises FetchError."""
+    try:
+        may_collect(sources, provider)
+    except FetchError as exc:
+        return Outcome(provider, "refused", str(exc))
+    try:
+        snapshot = fetch_regions(provider, regions or snapshot_regions(sources, provider), **kwargs)
+        if not snapshot.rows:
+            raise FetchError(f"{provider}: the answer held no GPU offer")
+        target = write_snapshot(snapshot, sources, force=force)
+    except FetchError as exc:
+        return Outcome(provider, "failed", str(exc))
+    return Outcome(provider, "written", str(target), len(snapshot.rows))
+
+
+def refresh_all(sources: Path, force: bool = False, **kwargs) -> list[Outcome]:
+    """Every provider with a fetcher, one after the other; one that fails or is refused is reported and skipped."""
+    return [refresh(provider, sources, force=force, **kwargs) for provider in FETCHERS]
 
 
 # by provider id: the fetch function and the API it reads (the provider modules import this module's names above,
 # which exist by now)
-FETCHERS = {provider: module.fetch for provider, module in providers().items()}
-API_ROOTS = {provider: module.API_ROOT for provider, module in providers().items()}
+FETCHERS = {provider: fetcher for provider, (fetcher, _) in providers().items()}
+API_ROOTS = {provider: root for provider, (_, root) in providers().items()}

@@ -52,19 +52,15 @@ def new_price_snapshot(context: dg.SensorEvaluationContext):
     "logged and skipped, and an existing snapshot of today is never overwritten."
 )
 def fetch_public_prices(context) -> list[str]:
-    from pipeline.fetch import FETCHERS, FetchError, fetch_regions, may_collect, snapshot_regions, write_snapshot
+    from pipeline.fetch import refresh_all
 
     written = []
-    for provider in FETCHERS:
-        try:  # the regions of the provider's latest snapshot, so What changed compares like with like
-            may_collect(paths().sources, provider)  # refused when the provider's terms forbid collection
-            snapshot = fetch_regions(provider, snapshot_regions(paths().sources, provider))
-            target = write_snapshot(snapshot, paths().sources)
-        except FetchError as exc:
-            context.log.warning(f"{provider}: {exc}")
-            continue
-        context.log.info(f"{provider}: wrote {target}")
-        written.append(str(target))
+    for outcome in refresh_all(paths().sources):
+        if outcome.status == "written":
+            context.log.info(f"{outcome.provider}: wrote {outcome.detail}")
+            written.append(outcome.detail)
+        else:
+            context.log.warning(f"{outcome.provider}: {outcome.status}: {outcome.detail}")
     return written
 
 

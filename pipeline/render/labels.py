@@ -244,6 +244,9 @@ REASONS = {
     'a provider\'s "from" price: not an offer at that price': N_(
         'a provider\'s "from" price: not an offer at that price'
     ),
+    "undated copy: when its prices were observed is not known": N_(
+        "undated copy: when its prices were observed is not known"
+    ),
 }
 
 

@@ -1,8 +1,8 @@
 -- The one definition of "cheapest": per GPU and pick (on-demand list, spot/preemptible list, reserved list
 -- per commitment term, marketplace minimum, marketplace median), the offer whose price is used and why.
 -- Eligible: a current offer (core_price_offers) mapped to a variant, not stale (older than
--- price_max_age_days), comparable across providers (whole instance, or GPU plus its published host
--- price), and, for a median, taken over at least marketplace_min_sample listings. "From" prices
+-- price_max_age_days), dated (an undated copy's age is unknown), comparable across providers (whole
+-- instance, or GPU plus its published host price), and, for a median, taken over at least marketplace_min_sample listings. "From" prices
 -- (statistic minimum) of a provider's own list are never a list price. Every page, view, ranking,
 -- estimate and the command line read their prices from here (core_cheapest_offers: the on-demand pick).
 -- Picks are made per market: an offer only a mainland-China account can buy (market cn-mainland) competes
@@ -35,6 +35,9 @@ judged as (
         case
             when pick is null then 'a provider''s "from" price: not an offer at that price'
             when stale then 'stale (observed more than ' || param('price_max_age_days')::integer || ' days ago)'
+            -- a copy that prints no date and was read at no dated commit: its age is unknown, so it is never picked
+            when not observed_date_known and observed_no_later_than is null
+                then 'undated copy: when its prices were observed is not known'
             when not comparable then 'GPU-only price: the host is billed apart and its price is not published'
             when pick = 'marketplace median' and coalesce(sample_size, 0) < param('marketplace_min_sample')
                 then 'median over fewer than ' || param('marketplace_min_sample')::integer || ' listings'

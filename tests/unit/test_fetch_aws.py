@@ -159,7 +159,9 @@ def test_client_errors_are_not_retried(monkeypatch):
 
 
 def test_azure_aws_and_oracle_are_registered():
-    assert fetch.FETCHERS == {
+    """The providers' own price APIs are registered under their ids, and win over any catalogue's copy."""
+    own = {k: fetch.FETCHERS[k] for k in ("azure", "aws", "oracle", "vastai")}
+    assert own == {
         "azure": azure.fetch_azure,
         "aws": aws.fetch_aws,
         "oracle": oracle.fetch_oracle,
@@ -178,7 +180,9 @@ def test_cli_leaves_the_default_region_to_each_fetcher(monkeypatch, tmp_path):
     def fake(name):
         def fetcher(**kwargs):
             calls.append((name, kwargs))
-            return fetch.Snapshot(name, [], "https://example.invalid", "t", "p")
+            row = {"offering": "x", "gpu_name": "H100", "gpu_memory_gb": 80, "gpu_count": 1, "usd_per_hour": 2.0}
+            row |= {"pricing_tier": "on-demand", "statistic": "list", "region": "r", "note": ""}
+            return fetch.Snapshot(name, [row], "https://example.invalid", "t", "p")
 
         return fetcher
 

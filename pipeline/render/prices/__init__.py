@@ -28,6 +28,8 @@ def context(
         # the Chinese edition shows the China-mainland market's rows first (English: the order of the queries)
         "offers": china_first(list(offers.itertuples(index=False)), is_china_offer),
         "providers": china_first(list(providers.itertuples(index=False)), is_china_provider),
+        # a provider whose every current price is older than the freshness rule: listed, never used
+        "stale_providers": [p for p in providers.itertuples(index=False) if p.all_stale],
         "picks": china_first(list(picks.itertuples(index=False)), is_china_pick),
         "history_chart": (
             charts.price_history_picker(history, _("Price history (offers seen in more than one snapshot)"))

@@ -36,6 +36,9 @@ select provider, count(*) as offers, count(gpu_id) as mapped,
        string_agg(distinct currency, ', ' order by currency) as currencies,
        string_agg(distinct market, ', ' order by market) as markets,
        count(*) filter (where stale) as stale,
+       -- the day its newest price was observed, or for an undated copy the day it was observed no later than
+       max(coalesce(observed_no_later_than, observed_on)) as newest_bound,
+       bool_and(stale) as all_stale,
        string_agg(distinct pricing_tier, ', ' order by pricing_tier) as tiers,
        string_agg(distinct region, ', ' order by region) as regions,
        (select count(distinct h.observed_on) from price_history as h where h.provider = o.provider) as snapshots
