@@ -95,6 +95,8 @@ def providers_frame() -> pd.DataFrame:
             "observed_on": ["2026-10-04", "2026-10-04"],
             "undated_only": [True, False],
             "stale": [1, 0],
+            "newest_bound": ["2026-10-04", "2026-11-20"],
+            "all_stale": [True, False],
             "snapshots": [1, 3],
         }
     )
@@ -123,6 +125,9 @@ def test_prices_page():
         'datetime="2026-10-04">2026-10-04</time> (date read: undated copy) | 1 | 1 |'
     ) in page
     assert f"| {ESCAPED} | global | 2 | 2 |" in page
+    # a provider whose every current price is stale is listed with its newest date; the others are not
+    assert "**Stale providers** (1): every current price of these providers is older than 45 days" in page
+    assert "arrives:\nautodl (newest price 2026-10-04).\n" in page
     # the prices used: converted, missing and undated picks
     assert "| [H100 SXM 80 GB](gpus/nvidia-h100-sxm-80gb.md) | on-demand | $2.690 | jarvislabs | H100 |" in page
     assert "| reserved (1 year) | – |  |  | – | no current offer qualifies |" in page
