@@ -1,6 +1,6 @@
 -- Machines one can rent as described: each current offer of a whole machine of `instance_gpus` GPUs, at
 -- the price that compares across providers (GPU-only prices carry their published host), open to anyone
--- (market global), fresh (price_max_age_days) and dated, and a provider's list price or a marketplace median over at
+-- (market global), fresh (price_max_age_days), and a provider's list price or a marketplace median over at
 -- least marketplace_min_sample listings. A marketplace's lowest listing and a provider's "from" price
 -- (statistic minimum) are not prices one can plan on. A deployment of n GPUs runs on one machine of n GPUs
 -- or more (tensor parallelism needs the GPUs in one host): single-GPU listings are never combined.
@@ -12,7 +12,6 @@ with eligible as (
     from core_price_offers as o
     where o.gpu_id is not null
         and not o.stale
-        and (o.observed_date_known or o.observed_no_later_than is not null)  -- an undated copy's age is unknown
         and o.comparable and o.comparable_usd_per_gpu_hour is not null
         and o.market = 'global'
         and o.pricing_tier in ('on-demand', 'spot', 'reserved')
