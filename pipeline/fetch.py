@@ -231,7 +231,9 @@ def _write_files(snapshot: Snapshot, folder: Path, on: dt.date, terms: dict, sou
         "scope": "partial" if snapshot.covers else "full",
         **({"covers": snapshot.covers} if snapshot.covers else {}),
         "price_basis": "whole_instance",
-        **({"observed_date_known": False, "observed_no_later_than": snapshot.observed_no_later_than} if bounded else {}),
+        **(
+            {"observed_date_known": False, "observed_no_later_than": snapshot.observed_no_later_than} if bounded else {}
+        ),
         "url": snapshot.url,
         "accessed_on": on,
         "published_on": None if bounded else (snapshot.published_on or on),

@@ -182,7 +182,11 @@ def fetch_cloud(
         f"{len(rows)} GPU offers from {path} at commit {sha} (committed {day}): the file prints no date, so the "
         f"prices were observed no later than the commit's day. Whole instance prices in USD per hour; the regions "
         f"sharing a price are folded into one row (region all, listed in the note)."
-        + (" Each row is one host's listing on a marketplace (statistic minimum), never a list price." if marketplace else ""),
+        + (
+            " Each row is one host's listing on a marketplace (statistic minimum), never a list price."
+            if marketplace
+            else ""
+        ),
         {"gpus": names},
         kind="catalogue_copy",
         observed_no_later_than=day,
