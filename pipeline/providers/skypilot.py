@@ -48,12 +48,18 @@ REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Pric
 FORM_FACTOR = re.compile(r"(?:^|[_\-.])(sxm\d*|pcie|nvl)(?:$|[_\-.])", re.IGNORECASE)
 
 
+# a price at or above this per hour is a placeholder some files print for "not offered" (99999999), not a price
+NOT_OFFERED = 100_000.0
+# files whose GpuInfo memory is not the GPU's (Nebius prints host RAM per GPU; Seeweb 0 or rounded GiB)
+MEMORY_UNRELIABLE = ("catalogs/v7/nebius/", "catalogs/v7/seeweb/")
+
+
 def _number(text: str | None) -> float | None:
     try:
         value = float(text) if text not in (None, "") else None
     except ValueError:
         return None
-    return value if value is not None and value > 0 else None
+    return value if value is not None and 0 < value < NOT_OFFERED else None
 
 
 def _memory_gb(gpu_info: str | None) -> int | None:
@@ -104,7 +110,7 @@ def catalogue_rows(lines: list[str], path: str, marketplace: bool = False) -> li
                 {
                     "name": gpu_name(accelerator, instance),
                     "accelerator": accelerator,
-                    "memory": _memory_gb(row.get("GpuInfo")),
+                    "memory": None if path.startswith(MEMORY_UNRELIABLE) else _memory_gb(row.get("GpuInfo")),
                     "count": int(count),
                     "prices": {},
                     "line": line,

@@ -234,3 +234,15 @@ def test_the_weekly_workflow_fetches_every_provider_then_builds_then_commits():
     assert "fetch-prices $(or $(PROVIDER),--all)" in makefile
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key `on` as true
     assert triggers["schedule"][0]["cron"]  # it runs weekly by itself
+
+
+def test_placeholder_prices_and_unreliable_memory_are_dropped():
+    """Prime Intellect's file prints SpotPrice 99999999 for "no spot"; Nebius's GpuInfo memory is host RAM."""
+    lines = [
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Region,SpotPrice,Price",
+        "gpu-h100-sxm_1gpu-16vcpu-200gb,H100,1.0,16.0,200.0,"
+        "\"{'Gpus': [{'Name': 'H100', 'MemoryInfo': {'SizeInMiB': 204800}}]}\",eu-north1,99999999,2.95",
+    ]
+    rows = skypilot.catalogue_rows(lines, "catalogs/v7/nebius/vms.csv")
+    assert [(r["pricing_tier"], r["usd_per_hour"], r["gpu_memory_gb"]) for r in rows] == [("on-demand", 2.95, None)]
+    assert rows[0]["gpu_name"] == "H100 SXM"
