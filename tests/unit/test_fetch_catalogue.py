@@ -246,3 +246,32 @@ def test_placeholder_prices_and_unreliable_memory_are_dropped():
     rows = skypilot.catalogue_rows(lines, "catalogs/v7/nebius/vms.csv")
     assert [(r["pricing_tier"], r["usd_per_hour"], r["gpu_memory_gb"]) for r in rows] == [("on-demand", 2.95, None)]
     assert rows[0]["gpu_name"] == "H100 SXM"
+
+
+def test_lambda_names_map_to_the_variants_their_instance_types_name():
+    """A wider recorded excerpt of Lambda's file, through sources/aliases/lambda.csv (exact name; memory when the
+    row gives one): the form factor the instance type names decides SXM or PCIe; a plain `A100` (PCIe and SXM4
+    both sold under it) stays unmapped."""
+    text = (FIXTURES / "lambda" / "vms.variety.csv").read_text(encoding="utf-8")
+    rows = skypilot.catalogue_rows(text.splitlines(), skypilot.CLOUDS["lambda"][0])
+    root = Path(__file__).resolve().parents[2]
+    with (root / "sources" / "aliases" / "lambda.csv").open(encoding="utf-8") as fh:
+        aliases = list(csv.DictReader(fh))
+
+    def mapped(row):
+        hits = [
+            a["gpu_id"]
+            for a in aliases
+            if a["gpu_name"] == row["gpu_name"]
+            and (not a["gpu_memory_gb"] or float(a["gpu_memory_gb"]) == (row["gpu_memory_gb"] or -1))
+        ]
+        assert len(hits) <= 1, row
+        return hits[0] if hits else None
+
+    got = {r["offering"]: mapped(r) for r in rows if r["pricing_tier"] == "on-demand"}
+    assert got["gpu_8x_h100_sxm5"] == got["gpu_1x_h100_sxm5"] == "nvidia-h100-sxm-80gb"
+    assert got["gpu_1x_h100_pcie"] == "nvidia-h100-pcie-80gb"
+    assert got["gpu_1x_a100_sxm4"] == "nvidia-a100-sxm-40gb"
+    assert got["gpu_8x_a100_80gb_sxm4"] == "nvidia-a100-sxm-80gb"
+    assert got["gpu_1x_gh200"] == "nvidia-gh200-sxm-96gb"
+    assert got["gpu_1x_a100"] is None and got["gpu_8x_v100"] is None
