@@ -47,6 +47,7 @@ select
     regions,
     observed_on,
     observed_date_known,
+    observed_no_later_than,
     source_id
 from ranked
 where position = 1

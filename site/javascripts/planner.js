@@ -63,6 +63,11 @@
   }
   function dated(o) {
     if (!o.observed_on) return "–";
+    if (o.observed_date_known === false && o.observed_no_later_than) {
+      // a copy read at a dated commit: its prices are from that day or before
+      return Atlas.t("no later than {date} ({n} days ago)", { date: o.observed_no_later_than,
+                                                             n: fmt(days(o.observed_no_later_than)) });
+    }
     if (o.observed_date_known === false) return Atlas.t("undated copy, read {date}", { date: o.observed_on });
     var n = days(o.observed_on);
     if (n === 0) return Atlas.t("{date} (today)", { date: o.observed_on });

@@ -75,6 +75,7 @@ OPTION_COLUMNS = [
     "usd_per_job",
     "observed_on",
     "observed_date_known",
+    "observed_no_later_than",
     "why",
 ]
 # coefficients.json's tables, each from one query (the page's serving model reads their rows)

@@ -11,7 +11,8 @@ select * from serving_gpus order by gpu_id;
 
 -- name: coefficient_machines
 select machine_id, provider, offering, gpu_id, instance_gpus, usd_per_hour, usd_per_gpu_hour,
-       pricing_tier, statistic, price_kind, region, observed_on, observed_date_known
+       pricing_tier, statistic, price_kind, region, observed_on, observed_date_known,
+       observed_no_later_than
 from rentable_machines order by machine_id, gpu_id;
 
 -- name: coefficient_calibration

@@ -44,7 +44,7 @@ serve_cases as (
         mo.kv_values_per_token_window, mo.sliding_window, mo.state_values_per_sequence, mo.mla, mo.kv_heads,
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
         m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
-        g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
+        m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
         case when mo.native_compute = 'bf16' and mo.resolved_format = 'bf16' and g.no_bf16_units
@@ -142,7 +142,7 @@ serve as (
         output_tokens, tokens, tier, engine_family, min_tokens_per_user, max_ttft_s,
         gpu_id, gpu_name, instance_gpus as gpu_count, instance_gpus, d as tensor_parallel, replicas,
         u as users_per_replica, machine_id, provider, offering, pricing_tier, statistic, price_kind, region,
-        observed_on, observed_date_known, usd_per_hour, usd_per_gpu_hour, compute_mode,
+        observed_on, observed_date_known, observed_no_later_than, usd_per_hour, usd_per_gpu_hour, compute_mode,
         per_gpu_required_gb * instance_gpus as required_gb,
         usable_gb_per_gpu * instance_gpus as capacity_gb,
         throughput_tokens_per_s / instance_gpus as throughput_tokens_per_s_per_gpu,
@@ -173,8 +173,8 @@ train as (
         null::varchar as engine_family, null::double as min_tokens_per_user, null::double as max_ttft_s,
         m.gpu_id, g.name as gpu_name, m.instance_gpus as gpu_count, m.instance_gpus, null::integer as tensor_parallel,
         1 as replicas, null::double as users_per_replica, m.machine_id, m.provider, m.offering, m.pricing_tier,
-        m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known, m.usd_per_hour, m.usd_per_gpu_hour,
-        '16-bit' as compute_mode,
+        m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known, m.observed_no_later_than,
+        m.usd_per_hour, m.usd_per_gpu_hour, '16-bit' as compute_mode,
         f.per_gpu_required_gb * m.instance_gpus as required_gb,
         f.usable_gb_per_gpu * m.instance_gpus as capacity_gb,
         m.instance_gpus * g.bf16_compute_tflops * 1e12 * tc.utilisation / (6 * mo.active_params_b * 1e9)
