@@ -11,7 +11,7 @@ import pytest
 import yaml
 from babel.messages.pofile import read_po
 
-from pipeline.render import i18n
+from pipeline.render import catalogues, i18n
 from pipeline.render.family import Family
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,14 +28,14 @@ def _entries():
 
 
 def test_every_marked_text_has_a_translation():
-    gaps = {str(po.relative_to(ROOT)): texts[:5] for po, texts in i18n.untranslated("zh").items()}
-    assert gaps == {}, "run `uv run python -m pipeline.render.i18n update` and translate: " + repr(gaps)
+    gaps = {str(po.relative_to(ROOT)): texts[:5] for po, texts in catalogues.untranslated("zh").items()}
+    assert gaps == {}, "run `uv run python -m pipeline.render.catalogues update` and translate: " + repr(gaps)
 
 
 def test_no_template_prints_english_outside_a_translated_block():
-    templates = i18n.translated_templates()
+    templates = catalogues.translated_templates()
     assert len(templates) > 15 and not any(t.parent.name == "api" for t in templates)  # api: files for programs
-    found = [line for t in templates for line in i18n.untranslated_literals(t)]
+    found = [line for t in templates for line in catalogues.untranslated_literals(t)]
     assert found == []
 
 
@@ -47,7 +47,7 @@ def test_the_check_sees_an_unmarked_text(tmp_path):
         '| {{ x }} | [{{ _("link") }}]({{ root }}api/v1/gpus.json) |\nLeft in English\n</div>\n',
         encoding="utf-8",
     )
-    found = i18n.untranslated_literals(template)
+    found = catalogues.untranslated_literals(template)
     assert len(found) == 1 and found[0].endswith("Left in English")
 
 

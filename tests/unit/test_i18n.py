@@ -10,7 +10,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from pipeline.render import charts, i18n, labels
+from pipeline.render import charts, i18n, labels, price_charts
 from pipeline.render import markdown as md
 from pipeline.render.family import Family, gettext
 
@@ -166,8 +166,8 @@ def test_the_price_history_chart_is_made_per_locale():
             "usd_per_gpu_hour": [3.9, 3.7],
         }
     )
-    english, chinese = _both(charts.price_history, history, "Price history")
+    english, chinese = _both(price_charts.price_history, history, "Price history")
     layer_en, layer_zh = english["layer"][0]["encoding"], chinese["layer"][0]["encoding"]
     assert layer_en["x"]["title"] == "Observed on" and layer_zh["x"]["title"] == "观测日期"
-    assert charts.price_history(history, "Price history")["layer"][0]["encoding"]["x"]["title"] == "Observed on"
+    assert price_charts.price_history(history, "Price history")["layer"][0]["encoding"]["x"]["title"] == "Observed on"
     assert [r["usd_per_gpu_hour"] for r in _rows(chinese)] == [3.9, 3.7]

@@ -12,7 +12,7 @@ import math
 import duckdb
 import pandas as pd
 
-from .. import charts, i18n
+from .. import charts, i18n, price_charts
 from ..markets import china_first, is_china_offer, is_china_pick
 from ..family import Family
 from ..i18n import N_, _
@@ -171,7 +171,7 @@ def pages_context(
             and (any(map(is_china_pick, gpu_picks)) or any(map(is_china_offer, gpu_offers))),
             # a single snapshot is not a history
             "history_chart": (
-                charts.price_history(gpu_history, _("Price history: %(gpu)s") % {"gpu": g.name})
+                price_charts.price_history(gpu_history, _("Price history: %(gpu)s") % {"gpu": g.name})
                 if gpu_history is not None and gpu_history["observed_on"].nunique() > 1
                 else None
             ),

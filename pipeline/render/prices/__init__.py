@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from .. import charts
+from .. import price_charts
 from ..markets import china_first, is_china_offer, is_china_pick, is_china_provider
 from ..family import Family, param_values
 from ..i18n import _
@@ -32,7 +32,7 @@ def context(
         "stale_providers": [p for p in providers.itertuples(index=False) if p.all_stale],
         "picks": china_first(list(picks.itertuples(index=False)), is_china_pick),
         "history_chart": (
-            charts.price_history_picker(history, _("Price history (offers seen in more than one snapshot)"))
+            price_charts.price_history_picker(history, _("Price history (offers seen in more than one snapshot)"))
             if len(history)
             else None
         ),
