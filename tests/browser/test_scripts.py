@@ -163,7 +163,8 @@ def gpu(gpu_id: str, name: str, memory: float, price: float | None) -> dict:
     return {"gpu_id": gpu_id, "name": name, "memory_gb": memory, **dict.fromkeys(fields), "cheapest": cheapest}
 
 
-def test_compare_puts_the_chosen_gpus_side_by_side_and_keeps_them_in_the_address(browser, fixtures):
+def compare_fixture() -> tuple[str, dict]:
+    """The Compare page's form (four GPU pickers) and its data: GPU A priced, GPU B without a price."""
     gpus = {"schema_version": 1, "gpus": [gpu("a", "GPU A", 80, 2.5), gpu("b", "GPU B", 141, None)]}
     fits = {"schema_version": 1, "largest_model_on_one_gpu": {}}
     options = '<option value="">–</option><option value="a">GPU A</option><option value="b">GPU B</option>'
@@ -172,12 +173,17 @@ def test_compare_puts_the_chosen_gpus_side_by_side_and_keeps_them_in_the_address
         + "".join(f'<select name="g{i}">{options}</select>' for i in range(4))
         + '</form><div id="compare-out"></div>'
     )
+    return body, {"gpus.json": gpus, "fits.json": fits}
+
+
+def test_compare_puts_the_chosen_gpus_side_by_side_and_keeps_them_in_the_address(browser, fixtures):
+    body, data = compare_fixture()
     page, errors = open_page(
         browser,
         fixtures,
         "compare.html",
         page_html(body, "compare.js"),
-        {"gpus.json": gpus, "fits.json": fits},
+        data,
         "?gpus=a,b",
     )
     page.wait_for_selector("#compare-out table")
@@ -254,21 +260,12 @@ def test_compare_in_chinese_translates_labels_and_keeps_the_figures(browser, fix
 
     root, _url = fixtures
     (root / "javascripts" / "messages.js").write_text(i18n.script_messages("zh"), encoding="utf-8")
-    gpus = {"schema_version": 1, "gpus": [gpu("a", "GPU A", 80, 2.5), gpu("b", "GPU B", 141, None)]}
-    fits = {"schema_version": 1, "largest_model_on_one_gpu": {}}
-    options = '<option value="">–</option><option value="a">GPU A</option><option value="b">GPU B</option>'
-    body = (
-        '<form id="compare-form" data-api="../data/">'
-        + "".join(f'<select name="g{i}">{options}</select>' for i in range(4))
-        + '</form><div id="compare-out"></div>'
-    )
+    body, data = compare_fixture()
     html = zh_page_html(body, None, "compare.js").replace(
         '<script src="../javascripts/atlas.js"',
         '<script src="../javascripts/messages.js"></script><script src="../javascripts/atlas.js"',
     )
-    page, errors = open_page(
-        browser, fixtures, "compare-zh.html", html, {"gpus.json": gpus, "fits.json": fits}, "?gpus=a,b"
-    )
+    page, errors = open_page(browser, fixtures, "compare-zh.html", html, data, "?gpus=a,b")
     page.wait_for_selector("#compare-out table")
     rows = page.eval_on_selector_all(
         "#compare-out tbody tr", "rs => rs.map(r => [...r.children].map(c => c.textContent.trim()))"

@@ -7,19 +7,24 @@ import duckdb
 from pipeline.render import i18n, own_or_rent
 
 
+def server(breakeven_utilisation: float) -> dict:
+    """The owned 8-GPU server's figures as the context gives them (a $300,000 purchase over 3 years)."""
+    return {
+        "purchase_usd": 300000.0,
+        "busy_kw": 10.0,
+        "amortisation_usd_per_hour": 11.42,
+        "power_usd_per_hour": 1.0,
+        "hosting_usd_per_hour": 1.03,
+        "total_usd_per_hour": 13.44,
+        "usd_per_gpu_hour": 1.68,
+        "breakeven_utilisation": breakeven_utilisation,
+        "payback_months_full_use": 15.2,
+    }
+
+
 def test_the_page_renders_dates_as_markup_and_years_as_numbers(monkeypatch):
     context = {
-        "server": {
-            "purchase_usd": 300000.0,
-            "busy_kw": 10.0,
-            "amortisation_usd_per_hour": 11.42,
-            "power_usd_per_hour": 1.0,
-            "hosting_usd_per_hour": 1.03,
-            "total_usd_per_hour": 13.44,
-            "usd_per_gpu_hour": 1.68,
-            "breakeven_utilisation": 0.43,
-            "payback_months_full_use": 15.2,
-        },
+        "server": server(breakeven_utilisation=0.43),
         "years": 3.0,
         "rental": None,
         "owned": [],
@@ -47,17 +52,7 @@ def test_the_page_renders_dates_as_markup_and_years_as_numbers(monkeypatch):
 
 def test_the_page_in_chinese(monkeypatch):
     context = {
-        "server": {
-            "purchase_usd": 300000.0,
-            "busy_kw": 10.0,
-            "amortisation_usd_per_hour": 11.42,
-            "power_usd_per_hour": 1.0,
-            "hosting_usd_per_hour": 1.03,
-            "total_usd_per_hour": 13.44,
-            "usd_per_gpu_hour": 1.68,
-            "breakeven_utilisation": 1.25,
-            "payback_months_full_use": 15.2,
-        },
+        "server": server(breakeven_utilisation=1.25),
         "years": 3.0,
         "rental": {
             "provider": "verda",
