@@ -204,6 +204,12 @@ class Family:
         return self.views - set(VIEWS)
 
 
+def programs_wanted() -> bool:
+    """Whether this render keeps its files for programs (JSON, feeds): only the default edition's are written
+    (render_editions), so a family skips building them for another edition's pages."""
+    return i18n.current() == i18n.DEFAULT
+
+
 def render_editions(module, con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """A family's files in every edition: the English render as the family names them; each other locale's pages
     (Markdown only: the files for programs are the English render's) under the locale's folder (`zh/`)."""

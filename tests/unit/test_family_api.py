@@ -119,3 +119,37 @@ def test_json_files_join_prices_and_speeds_to_each_gpu():
 
 def test_reads_public_views_only():
     assert FAMILY.not_views() == set()
+
+
+def test_a_column_at_a_time_gives_what_clean_gives_value_by_value():
+    """records() and columns_rows() clean a whole column at once (speed); every kind of value a query returns must
+    come out as `clean` writes it, rounded to 4 significant digits or kept whole."""
+    import datetime
+    import math
+
+    import numpy as np
+
+    from pipeline.render.api.records import clean, column, columns_rows, records
+
+    rng = np.random.default_rng(7)
+    floats = np.concatenate([rng.lognormal(0, 6, 500), [0.0, -1.23456e-7, 123456789.0, np.nan, np.inf, -np.inf]])
+    frame = pd.DataFrame(
+        {
+            "x": floats,
+            "f32": floats.astype("float32"),
+            "n": np.arange(len(floats), dtype="int64"),
+            "flag": np.arange(len(floats)) % 2 == 0,
+            "name": pd.array([None if i % 7 == 0 else f"gpu-{i}" for i in range(len(floats))], dtype="string"),
+            "day": [datetime.date(2026, 1, 1) + datetime.timedelta(days=i % 30) for i in range(len(floats))],
+            "mixed": [None if i % 5 == 0 else float(i) / 3 for i in range(len(floats))],
+        }
+    )
+    for digits in (4, None):
+        for name in frame.columns:
+            expected = [clean(v, digits) for v in frame[name].to_list()]
+            got = column(frame[name], digits)
+            assert got == expected, name
+            assert all(v is None or not isinstance(v, float) or math.isfinite(v) for v in got)
+    assert records(frame)[3] == {name: clean(frame[name].iloc[3]) for name in frame.columns}
+    assert columns_rows(frame)["rows"][3] == [clean(frame[name].iloc[3], None) for name in frame.columns]
+    assert records(frame)[0]["x"] == float(f"{floats[0]:.4g}")

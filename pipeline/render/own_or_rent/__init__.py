@@ -9,7 +9,7 @@ import json
 import duckdb
 from markupsafe import Markup
 
-from ..family import Family
+from ..family import Family, programs_wanted
 from ..i18n import _
 from ..markdown import script_json, seen
 
@@ -103,7 +103,7 @@ def owned_runs(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    return {
-        "own-or-rent.md": FAMILY.render("page.md.j2", **context(con)),
-        "charts/owned-runs.json": json.dumps(owned_runs(con), separators=(",", ":")),
-    }
+    files = {"own-or-rent.md": FAMILY.render("page.md.j2", **context(con))}
+    if programs_wanted():
+        files["charts/owned-runs.json"] = json.dumps(owned_runs(con), separators=(",", ":"))
+    return files

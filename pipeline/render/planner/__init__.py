@@ -29,8 +29,8 @@ from pipeline.plan import (
 )
 
 from ..api import API, SCHEMA_VERSION
-from ..api.records import clean, columns_rows, dumps
-from ..family import Family, relations
+from ..api.records import clean, column, columns_rows, dumps
+from ..family import Family, programs_wanted, relations
 from ..i18n import N_, _
 
 # plan_options() runs pipeline/sql/plan/plan_options.sql: the views it reads are read by these pages too
@@ -169,10 +169,10 @@ def json_files(coefficients: dict[str, pd.DataFrame], parameters, training: pd.D
     files = {f"{API}/plan/coefficients.json": dumps({"schema_version": SCHEMA_VERSION, **tables})}
     training = training[training["rank"] <= TOP]
     by_model: dict[str, dict[str, list]] = {}
-    for row in training.itertuples(index=False):
-        key = f"{row.workload}|{row.tier if isinstance(row.tier, str) else 'any'}"
-        values = [clean(getattr(row, c)) for c in OPTION_COLUMNS]
-        by_model.setdefault(row.model_id, {}).setdefault(key, []).append(values)
+    values = zip(*(column(training[c]) for c in OPTION_COLUMNS))
+    for model_id, workload, tier, row in zip(training["model_id"], training["workload"], training["tier"], values):
+        key = f"{workload}|{tier if isinstance(tier, str) else 'any'}"
+        by_model.setdefault(model_id, {}).setdefault(key, []).append(list(row))
     for model_id in sorted(by_model):
         files[f"{API}/plan/training/{model_id}.json"] = dumps(
             {
@@ -209,9 +209,11 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     max_contexts = {r.model_id: int(r.max_context) for r in FAMILY.rows(con, "max_contexts")}
     native_formats = {r.model_id: r.resolved_format for r in FAMILY.rows(con, "native_formats")}
     models = FAMILY.frame(con, "models")
-    coefficients = {name: FAMILY.frame(con, query) for name, query in COEFFICIENT_TABLES.items()}
-    training = plan_options(con, training_scenarios(max_contexts))
-    files = json_files(coefficients, FAMILY.rows(con, "coefficient_parameters"), training, plan_index(models))
+    files = {}
+    if programs_wanted():  # the Planner's JSON, once (the Chinese page reads the same files)
+        coefficients = {name: FAMILY.frame(con, query) for name, query in COEFFICIENT_TABLES.items()}
+        training = plan_options(con, training_scenarios(max_contexts))
+        files = json_files(coefficients, FAMILY.rows(con, "coefficient_parameters"), training, plan_index(models))
     q = default_question(max_contexts)
     options = plan_options(con, pd.DataFrame([q.scenario()]))
     ctx = context(options, q, models, weights_label(q, native_formats))
