@@ -16,7 +16,7 @@ from pipeline.contract import DATABASE_FILE, VIEWS, view_files
 from pipeline.db import path_literal
 from pipeline.render import i18n
 from pipeline.render.family import RENDER_DIR, Family, render_editions
-from pipeline.render.site import build_site, edition_config
+from pipeline.render.site import build_editions
 from pipeline.steps import asset_of, ensure_views, view_reads
 
 from .resources import AtlasPaths
@@ -158,18 +158,15 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
     "only the pages whose Markdown changed are re-rendered and the search index is merged.",
 )
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    # English first: a full build empties the site folder, the other editions are built into their folders in it
-    results = {}
-    for locale in i18n.LOCALES:
-        edition = i18n.prefix(locale)
-        results[locale] = build_site(
-            edition_config(atlas_paths.mkdocs_config, locale),
-            str(atlas_paths.docs / edition),
-            str(atlas_paths.site / edition),
-            incremental=atlas_paths.incremental,
-            template_cache=paths().cache / "jinja",
-            edition=edition,
-        )
+    # the editions are built at once, English here and each other one by a process of its own (build_editions)
+    results = build_editions(
+        atlas_paths.mkdocs_config,
+        atlas_paths.docs,
+        atlas_paths.site,
+        i18n.LOCALES,
+        incremental=atlas_paths.incremental,
+        template_cache=paths().cache / "jinja",
+    )
     pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))
     return dg.MaterializeResult(
         metadata={

@@ -14,7 +14,10 @@ import json
 import logging
 import os
 import re
-from dataclasses import dataclass
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import jinja2
@@ -86,9 +89,11 @@ def _built_page(site: Path, md: Path) -> Path:
     return site.joinpath(*parts, "index.html")
 
 
-def pages_all_built(docs: Path, site: Path) -> bool:
-    """Every Markdown page already has its built page (no page was added since the site was built)."""
-    return all(_built_page(site, md.relative_to(docs)).is_file() for md in docs.rglob("*.md"))
+def pages_all_built(docs: Path, site: Path, others: tuple[str, ...] = ()) -> bool:
+    """Every Markdown page already has its built page (no page was added since the site was built); the folders
+    of `others` (other editions' pages, built by a build of their own) are not this build's."""
+    pages = (md.relative_to(docs) for md in docs.rglob("*.md"))
+    return all(_built_page(site, page).is_file() for page in pages if not page.as_posix().startswith(others))
 
 
 THEME_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
@@ -146,10 +151,11 @@ def build_site(
     incremental: bool = False,
     template_cache: Path | None = None,
     edition: str = "",
+    others: tuple[str, ...] = (),
 ) -> SiteBuild:
     """Build the site; template_cache keeps the theme's compiled Jinja templates between builds. `edition`: the
     folder of an edition built inside the main site ('zh/'): its address is the site's plus that folder, and
-    the main site's robots.txt names its sitemap."""
+    the main site's robots.txt names its sitemap. `others`: the folders of the other editions in `docs_dir`."""
     import warnings
 
     from mkdocs.commands.build import build
@@ -163,7 +169,7 @@ def build_site(
     previous = None
     key = site_key(config_file)
     same_frame = (site / SITE_KEY).is_file() and (site / SITE_KEY).read_text(encoding="utf-8") == key
-    if incremental and same_frame and index_path.is_file() and pages_all_built(Path(docs_dir), site):
+    if incremental and same_frame and index_path.is_file() and pages_all_built(Path(docs_dir), site, others):
         previous = json.loads(index_path.read_text(encoding="utf-8"))
     dirty = previous is not None
 
@@ -228,3 +234,75 @@ def write_crawler_files(site: Path, site_url: str | None, robots: bool = True) -
         return
     for name in ("sitemap.xml", "sitemap.xml.gz", "robots.txt"):
         (site / name).unlink(missing_ok=True)
+
+
+def build_editions(
+    config_file: str | Path,
+    docs_dir: str | Path,
+    site_dir: str | Path,
+    locales: tuple[str, ...],
+    incremental: bool = False,
+    template_cache: Path | None = None,
+) -> dict[str, SiteBuild]:
+    """Every edition of the site at once: the first locale's here, each other edition (`zh/`) by a process of its
+    own on another core, into a folder beside the site, moved to its place in the site when both are done (a
+    full build of the first edition empties the site folder, so nothing of another edition may sit there while it
+    runs). An incremental build moves the edition's last site out first and builds on it there."""
+    from pipeline.render.i18n import prefix
+
+    site = Path(site_dir)
+    children: dict[str, tuple[subprocess.Popen, Path]] = {}
+    try:
+        for locale in locales[1:]:
+            edition = prefix(locale)
+            staging = site.parent / f".{site.name}-{locale}"
+            shutil.rmtree(staging, ignore_errors=True)
+            if (site / edition).is_dir():
+                (site / edition).rename(staging)
+            command = [sys.executable, "-m", "pipeline.render.site", str(edition_config(config_file, locale))]
+            command += [str(Path(docs_dir) / edition), str(staging), "--edition", edition]
+            command += ["--incremental"] if incremental else []
+            command += ["--template-cache", str(template_cache)] if template_cache else []
+            children[locale] = (
+                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+                staging,
+            )
+        others = tuple(prefix(locale) for locale in locales[1:])
+        results = {locales[0]: build_site(config_file, docs_dir, site_dir, incremental, template_cache, "", others)}
+        for locale, (child, staging) in children.items():
+            out, err = child.communicate()
+            if child.returncode != 0:
+                tail = "\n".join(err.strip().splitlines()[-20:])
+                raise RuntimeError(f"the {locale} edition's MkDocs build failed (exit {child.returncode}):\n{tail}")
+            results[locale] = SiteBuild(**json.loads(out.strip().splitlines()[-1]))
+            staging.rename(site / prefix(locale))
+        return results
+    finally:
+        for child, staging in children.values():
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """One edition's build in a process of its own (build_editions starts it); prints its SiteBuild as JSON."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pipeline.render.site", description=main.__doc__)
+    parser.add_argument("config_file")
+    parser.add_argument("docs_dir")
+    parser.add_argument("site_dir")
+    parser.add_argument("--edition", default="")
+    parser.add_argument("--incremental", action="store_true")
+    parser.add_argument("--template-cache", type=Path)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    result = build_site(
+        args.config_file, args.docs_dir, args.site_dir, args.incremental, args.template_cache, args.edition
+    )
+    print(json.dumps(asdict(result)))
+
+
+if __name__ == "__main__":
+    main()

@@ -170,3 +170,47 @@ def test_the_search_index_is_requested_only_through_the_lazy_loader(tmp_path):
     html = (root / "site" / "prices" / "index.html").read_text(encoding="utf-8")
     lazy = html.index('<script src="../javascripts/lazy-search.js" defer></script>')
     assert lazy < html.index("assets/javascripts/bundle.")  # it runs first, so it can hold the request back
+
+
+def editions_project(tmp_path: Path) -> Path:
+    """The project above with a second edition, as the site has it: docs/zh/ built by mkdocs.zh.yml into site/zh/."""
+    root = project(tmp_path)
+    (root / "mkdocs.yml").write_text(CONFIG + "exclude_docs: |\n  zh/\n", encoding="utf-8")
+    (root / "mkdocs.zh.yml").write_text("INHERIT: mkdocs.yml\nexclude_docs: ''\n", encoding="utf-8")
+    (root / "docs" / "zh").mkdir()
+    (root / "docs" / "zh" / "index.md").write_text("# 首页\n\n规格不变。\n", encoding="utf-8")
+    (root / "docs" / "zh" / "prices.md").write_text("# 价格\n\nH100 每小时 $2.00。\n", encoding="utf-8")
+    return root
+
+
+def build_both(root: Path, incremental: bool):
+    from pipeline.render.site import build_editions
+
+    return build_editions(root / "mkdocs.yml", root / "docs", root / "site", ("en", "zh"), incremental=incremental)
+
+
+def test_the_other_edition_is_built_at_the_same_time_into_its_folder(tmp_path):
+    root = editions_project(tmp_path)
+    results = build_both(root, incremental=False)
+    assert {k: v.pages_rendered for k, v in results.items()} == {"en": 2, "zh": 2}
+    site = root / "site"
+    assert "规格不变" in (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert "Specs stay put" in (site / "index.html").read_text(encoding="utf-8")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
+    # a refresh: each edition re-renders only its changed page, the other edition's site carried over
+    touch_later(root / "docs" / "zh" / "prices.md", "# 价格\n\nH100 每小时 $2.50。\n")
+    results = build_both(root, incremental=True)
+    assert results["zh"].incremental and results["zh"].pages_rendered == 1 and results["en"].pages_rendered == 0
+    assert "$2.50" in (site / "zh" / "prices" / "index.html").read_text(encoding="utf-8")
+    assert "规格不变" in (site / "zh" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_failing_edition_fails_the_build_with_its_message_and_leaves_nothing_behind(tmp_path):
+    import pytest
+
+    root = editions_project(tmp_path)
+    (root / "docs" / "zh" / "prices.md").write_text("# 价格\n\n[缺失](missing.md)\n", encoding="utf-8")
+    with pytest.raises(RuntimeError, match=r"(?s)the zh edition's MkDocs build failed.*missing\.md"):
+        build_both(root, incremental=False)
+    assert not (root / "site" / "zh").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
