@@ -46,6 +46,8 @@ def load_contract(text: str) -> dict:
 _CONTRACT = load_contract(CONTRACT_FILE.read_text(encoding="utf-8"))
 # view -> (what one row is, what the view holds)
 VIEWS: dict[str, tuple[str, str]] = {name: (v["grain"], v["holds"]) for name, v in _CONTRACT["views"].items()}
+# view -> its leading columns that tell rows apart, where declared (the downloads are sorted by them)
+VIEW_KEYS: dict[str, list[str]] = {name: list(v["key"]) for name, v in _CONTRACT["views"].items() if v.get("key")}
 # column -> meaning, shared by every view that has the column
 COLUMN_DOCS: dict[str, str] = dict(_CONTRACT["columns"])
 # view -> {column -> meaning} where a view's column means something else

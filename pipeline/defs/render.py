@@ -12,7 +12,7 @@ import vl_convert
 from dagster_duckdb import DuckDBResource
 
 from pipeline.config import paths
-from pipeline.contract import DATABASE_FILE, VIEWS, view_files
+from pipeline.contract import DATABASE_FILE, VIEW_KEYS, VIEWS, view_files
 from pipeline.db import path_literal
 from pipeline.render import i18n
 from pipeline.render.family import RENDER_DIR, Family, render_editions
@@ -135,8 +135,8 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
             if unchanged and all(f.is_file() for f in files):
                 continue
             # rows ordered by every column, leading (key) columns first: two builds of the same sources give
-            # the same bytes
-            ordered = f"select * from {view} order by all"
+            # the same bytes (a view with a declared key sorts by it alone: the same order, sooner)
+            ordered = f"select * from {view} order by {', '.join(VIEW_KEYS.get(view, ['all']))}"
             con.execute(f"copy ({ordered}) to {path_literal(files[0])} (format parquet)")
             if len(files) > 1:  # CSV too, unless the view is too large for a spreadsheet (contract.PARQUET_ONLY)
                 con.execute(f"copy ({ordered}) to {path_literal(files[1])} (header)")

@@ -175,6 +175,19 @@ def test_every_view_column_is_documented(db):
     assert missing == []
 
 
+def test_a_declared_key_leads_its_view_and_tells_every_row_apart(db):
+    """The downloads sort a view with a declared key by it alone: that is the order of every column only when the
+    key is the view's leading columns and no two rows share it."""
+    from pipeline.contract import VIEW_KEYS
+
+    assert VIEW_KEYS  # vram_fit declares one
+    for view, key in VIEW_KEYS.items():
+        columns = [row[0] for row in db.execute(f"describe {view}").fetchall()]
+        assert columns[: len(key)] == key, view
+        rows, distinct = db.execute(f"select count(*), count(distinct ({', '.join(key)})) from {view}").fetchone()
+        assert rows == distinct and rows > 0, view
+
+
 def test_build_summary_counts(built_site):
     outcome = built_site["outcome"]
     assert outcome.ok and outcome.checks_passed >= 8
