@@ -150,7 +150,10 @@ def _localized(spec: dict) -> dict:
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict:
-    return _localized(chart.to_dict(validate=True))
+    """The chart as a Vega-Lite spec. Not validated here (a third of a chart's time, paid on every build): every
+    spec the site publishes is validated against the Vega-Lite schema by a test of the built site
+    (tests/integration/test_pipeline.py::test_every_published_chart_is_a_valid_vega_lite_spec)."""
+    return _localized(chart.to_dict(validate=False))
 
 
 def bubble_compute_bandwidth(gpus: pd.DataFrame) -> dict:

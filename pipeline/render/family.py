@@ -152,6 +152,7 @@ class Family:
         self.reads = set(reads)
         self.locales = tuple(locales)
         self.name = self.folder.name
+        self._memo: dict | None = None  # query results shared by the editions of one render_editions
         path = self.folder / "queries.sql"
         self.queries = load_queries(path) if path.is_file() else {}
         self.env = jinja2.Environment(
@@ -176,13 +177,27 @@ class Family:
         self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
-        return frame(con, self.queries[name], list(params))
+        """A named query's rows. Within render_editions a query runs once for all editions: each edition gets its
+        own copy of the rows (a context may change its frame)."""
+        key = ("frame", name, params)
+        if self._memo is None:
+            return frame(con, self.queries[name], list(params))
+        if key not in self._memo:
+            self._memo[key] = frame(con, self.queries[name], list(params))
+        return self._memo[key].copy()
 
     def records(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> list[dict]:
-        """A query's rows as dicts, values as DuckDB returns them (dates as dates)."""
+        """A query's rows as dicts, values as DuckDB returns them (dates as dates); run once per render_editions
+        as frames are."""
+        key = ("records", name, params)
+        if self._memo is not None and key in self._memo:
+            return [dict(r) for r in self._memo[key]]
         cur = con.execute(self.queries[name], list(params))
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r)) for r in cur.fetchall()]
+        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        if self._memo is not None:
+            self._memo[key] = [dict(r) for r in rows]
+        return rows
 
     def rows(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> list:
         """A query's rows as named tuples (attribute access in templates and context code)."""
@@ -214,9 +229,15 @@ def render_editions(module, con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """A family's files in every edition: the English render as the family names them; each other locale's pages
     (Markdown only: the files for programs are the English render's) under the locale's folder (`zh/`)."""
     out: dict[str, str] = {}
-    for locale in module.FAMILY.locales:
-        with i18n.use(locale), i18n.scope(module.FAMILY.folder):
-            files = module.render(con)
+    module.FAMILY._memo = {}
+    try:
+        renders = {}
+        for locale in module.FAMILY.locales:
+            with i18n.use(locale), i18n.scope(module.FAMILY.folder):
+                renders[locale] = module.render(con)
+    finally:
+        module.FAMILY._memo = None
+    for locale, files in renders.items():
         if locale == i18n.DEFAULT:
             out.update(files)
         else:

@@ -188,6 +188,31 @@ def test_a_declared_key_leads_its_view_and_tells_every_row_apart(db):
         assert rows == distinct and rows > 0, view
 
 
+def test_every_published_chart_is_a_valid_vega_lite_spec(built_site):
+    """Charts are not validated while the build renders them (speed): every spec embedded in a page, in both
+    editions, is checked against the Vega-Lite schema of the vendored version here."""
+    import json
+    import re
+
+    import jsonschema
+    from altair.vegalite.v6.schema import core
+
+    schema = core.load_schema()
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    spec_element = re.compile(r'<script type="application/json" class="atlas-spec"[^>]*>(.*?)</script>', re.S)
+    checked, invalid = {"en": 0, "zh": 0}, []
+    for page in sorted(built_site["site"].rglob("*.html")):
+        rel = page.relative_to(built_site["site"])
+        for text in spec_element.findall(page.read_text(encoding="utf-8")):
+            errors = [e.message[:200] for e in validator.iter_errors(json.loads(text))]
+            if errors:
+                invalid.append(f"{rel}: {errors[0]}")
+            checked["zh" if rel.parts[0] == "zh" else "en"] += 1
+    assert invalid == []
+    # GPU pages' price histories, rankings, fit heatmaps, prices: the same charts in both editions
+    assert checked["en"] == checked["zh"] >= 30
+
+
 def test_build_summary_counts(built_site):
     outcome = built_site["outcome"]
     assert outcome.ok and outcome.checks_passed >= 8
