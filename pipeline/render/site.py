@@ -51,13 +51,13 @@ def page_title(page) -> str:
     taken from a rendered heading is passed through `striptags`, which decodes its entities: a source's
     text in a heading (a GPU name) would become markup there. Every page title goes through here instead.
     """
-    from markupsafe import Markup
+    import html
 
-    from pipeline.render.markdown import html_text
+    from markupsafe import Markup
 
     raw = page.meta.get("title") if isinstance(page.meta, dict) else None
     text = str(raw) if raw not in (None, "") else Markup(page.title or "").striptags()
-    return html_text(text)
+    return html.escape(text, quote=True)  # as markdown.html_text escapes (that module would import pandas here)
 
 
 def _page_of(location: str) -> str:
