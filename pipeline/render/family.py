@@ -141,6 +141,23 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) 
     return result
 
 
+class _BuildCache(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept between builds in the build's cache folder (`<build>/.cache/jinja-pages`, resolved
+    when a template is first loaded, so an overridden build folder is used); each is keyed by its source's
+    checksum, so an edited template is compiled again."""
+
+    def __init__(self) -> None:
+        self.pattern = "__jinja2_%s.cache"
+
+    @property
+    def directory(self) -> str:  # type: ignore[override]
+        from pipeline.config import paths
+
+        folder = paths().cache / "jinja-pages"
+        folder.mkdir(parents=True, exist_ok=True)
+        return str(folder)
+
+
 class Family:
     """A page family's queries and templates, from the folder of the module that creates it."""
 
@@ -164,6 +181,7 @@ class Family:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             extensions=["jinja2.ext.i18n"],
+            bytecode_cache=_BuildCache(),
         )
         # newstyle gettext: placeholders are filled by our callables, which escape every value
         self.env.newstyle_gettext = True  # type: ignore[attr-defined]
