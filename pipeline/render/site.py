@@ -263,6 +263,7 @@ def build_editions(
             command += [str(Path(docs_dir) / edition), str(staging), "--edition", edition]
             command += ["--incremental"] if incremental else []
             command += ["--template-cache", str(template_cache)] if template_cache else []
+            command += ["--parent", str(os.getpid())]
             children[locale] = (
                 subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
                 staging,
@@ -285,6 +286,21 @@ def build_editions(
             shutil.rmtree(staging, ignore_errors=True)
 
 
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this process when the build that started it dies (Linux), so a build killed mid-way
+    leaves no process writing into its folder while the next build cleans it up."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the edition's build simply finishes
+        return
+    if os.getppid() != parent:  # the build died before the request was made
+        os._exit(1)
+
+
 def main(argv: list[str] | None = None) -> None:
     """One edition's build in a process of its own (build_editions starts it); prints its SiteBuild as JSON."""
     import argparse
@@ -296,7 +312,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--edition", default="")
     parser.add_argument("--incremental", action="store_true")
     parser.add_argument("--template-cache", type=Path)
+    parser.add_argument("--parent", type=int, help="the build's process: this one ends with it")
     args = parser.parse_args(argv)
+    if args.parent:
+        _die_with(args.parent)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     result = build_site(
         args.config_file, args.docs_dir, args.site_dir, args.incremental, args.template_cache, args.edition

@@ -214,3 +214,53 @@ def test_a_failing_edition_fails_the_build_with_its_message_and_leaves_nothing_b
         build_both(root, incremental=False)
     assert not (root / "site" / "zh").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_an_edition_build_dies_with_the_build_that_started_it(tmp_path):
+    """A build killed mid-way (SIGKILL) must leave no edition process writing into its folder."""
+    import signal
+    import subprocess
+    import sys
+
+    root = editions_project(tmp_path)
+    for i in range(1000):  # enough pages that the edition's build runs for seconds after its parent is killed
+        (root / "docs" / "zh" / f"p{i}.md").write_text(f"# 页 {i}\n\n" + "价格表。 " * 400, encoding="utf-8")
+    script = (
+        "import sys; from pathlib import Path; from pipeline.render.site import build_editions; "
+        f"r = Path({str(root)!r}); build_editions(r / 'mkdocs.yml', r / 'docs', r / 'site', ('en', 'zh'))"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.DEVNULL)
+
+    def editions() -> list[int]:
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+                stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if b"pipeline.render.site" in cmdline and int(stat[1]) == parent.pid and stat[0] != "Z":
+                found.append(int(proc.name))
+        return found
+
+    deadline = time.time() + 60
+    while not editions() and time.time() < deadline:
+        time.sleep(0.05)
+    children = editions()
+    assert children, "the edition's build never started"
+    time.sleep(0.5)  # past its start-up, into the build
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 1.5  # the kernel kills it at once; its build alone would take far longer
+    alive = children
+    while alive and time.time() < deadline:
+        alive = [pid for pid in children if Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)]
+        time.sleep(0.05)
+    assert alive == []
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
