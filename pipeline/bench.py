@@ -110,7 +110,8 @@ def bench_build(repeats: int = 3) -> None:
             "GPU_ATLAS_DOCS_ZH": str(docs / "zh"),
             "GPU_ATLAS_SITE_ZH": str(Path(tmp) / "mkdocs-alone" / "zh"),
         }
-        # the same pages: both editions, English first (its clean build empties the folder), as the site asset does
+        # the same pages: both editions, one command after the other as a user types them (English first: its clean
+        # build empties the folder; the build's site asset runs the two at once, on two cores)
         mkdocs_cmd = " && ".join(
             f"{shlex.quote(str(bin_dir / 'mkdocs'))} build -q -f {shlex.quote(str(ROOT / name))}"
             for name in ("mkdocs.yml", "mkdocs.zh.yml")

@@ -68,7 +68,9 @@ def numpy_inference_fit(
         formats[c].to_numpy(float)
         for c in ("linear_bits", "expert_bits", "value_down_extra_bits", "embedding_bits", "head_bits", "other_bits")
     )
-    apart = formats["format"].eq("mxfp4-moe").to_numpy()  # experts apart: only models with experts
+    # formats that store experts apart (their expert bits differ from the linear layers'): only for models with
+    # experts, as out_model_weights has it
+    apart = formats["expert_bits"].ne(formats["linear_bits"]).to_numpy()
     ctxs = np.array(params["inference_contexts"], float)
     batches = np.array(params["inference_batches"], float)
     kv_bytes = np.array([params["bytes_bf16"], params["bytes_fp8"]])
@@ -113,7 +115,7 @@ def pandas_row_by_row(
     fixed, grow = params["runtime_overhead_gb"], 1 + params["runtime_overhead_fraction"]
     for m in models.itertuples():
         for f in formats.itertuples():
-            if f.format == "mxfp4-moe" and not m.is_moe:
+            if f.expert_bits != f.linear_bits and not m.is_moe:  # experts apart: only models with experts
                 continue
             weights = (
                 (m.linear_params_b - m.expert_params_b) * f.linear_bits

@@ -213,6 +213,25 @@ def test_every_published_chart_is_a_valid_vega_lite_spec(built_site):
     assert checked["en"] == checked["zh"] >= 30
 
 
+def test_the_numpy_replica_of_the_inference_fit_gives_the_sql_counts(built_site):
+    """`make bench` times vram_fit's SQL against a NumPy replica of the same formulas; the replica, written apart,
+    must find the same rows and the same fits on the real catalogue (else the benchmark compares two answers)."""
+    import duckdb
+
+    from pipeline.bench_fit import _inference_inputs, numpy_inference_fit, scaled_catalogue
+    from pipeline.steps import create_table_from_sql
+
+    con = duckdb.connect(":memory:")
+    scaled_catalogue(con, built_site["db"], 1)
+    for table in ("out_memory_requirements", "out_vram_fit", "out_vram_fit_detail"):
+        create_table_from_sql(con, table)
+    sql = con.execute(
+        "select count(*), count(*) filter (where fits) from out_vram_fit_detail where workload = 'inference'"
+    ).fetchone()
+    assert numpy_inference_fit(*_inference_inputs(con)) == tuple(sql)
+    assert sql[0] > 1_000_000 and 0 < sql[1] < sql[0]
+
+
 def test_build_summary_counts(built_site):
     outcome = built_site["outcome"]
     assert outcome.ok and outcome.checks_passed >= 8
