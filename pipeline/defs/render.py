@@ -158,7 +158,8 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
     "only the pages whose Markdown changed are re-rendered and the search index is merged.",
 )
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    # the editions are built at once, English here and each other one by a process of its own (build_editions)
+    # the editions are built at once, each by a process of its own, started and warmed up when the run began
+    # (AtlasPaths starts them)
     results = build_editions(
         atlas_paths.mkdocs_config,
         atlas_paths.docs,
@@ -166,6 +167,7 @@ def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         i18n.LOCALES,
         incremental=atlas_paths.incremental,
         template_cache=paths().cache / "jinja",
+        builders=atlas_paths.take_site_builders(),
     )
     pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))
     return dg.MaterializeResult(

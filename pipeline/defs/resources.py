@@ -186,15 +186,42 @@ class AtlasPaths(dg.ConfigurableResource):
     publish: bool = False
     _root: Any = PrivateAttr(default=None)
     _incremental: bool = PrivateAttr(default=False)
+    _site_builders: Any = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         if self.publish:
             self._root, self._incremental = RunGenerations.acquire(context)
+        self._start_site_builders(context)
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        for builder in (self._site_builders or {}).values():
+            builder.stop()
+        self._site_builders = None
         if self.publish:
             self._root = None
             RunGenerations.release(context)
+
+    def _start_site_builders(self, context: dg.InitResourceContext) -> None:
+        """A run that builds the site starts one MkDocs process per edition as soon as its first step sets these
+        paths up: they import MkDocs and load jieba's dictionary on the core the pipeline leaves idle while it
+        ingests, computes and renders, so the site step starts building at once (EditionBuilder)."""
+        from pipeline.render import i18n
+        from pipeline.render.site import EditionBuilder, edition_config
+
+        run = context.run
+        selection = run.asset_selection if run is not None else None
+        if selection and dg.AssetKey("site") not in selection:  # (none or empty: the whole graph)
+            return  # this run builds no site
+        if RunGenerations._finished(context):
+            return  # resources built again after the run ended
+        self._site_builders = {
+            locale: EditionBuilder(edition_config(self.mkdocs_config, locale)) for locale in i18n.LOCALES
+        }
+
+    def take_site_builders(self) -> dict:
+        """The MkDocs processes started for this run's site, each used once (none when none was started)."""
+        builders, self._site_builders = self._site_builders or {}, None
+        return builders
 
     @property
     def sources(self) -> Path:

@@ -236,6 +236,51 @@ def write_crawler_files(site: Path, site_url: str | None, robots: bool = True) -
         (site / name).unlink(missing_ok=True)
 
 
+class EditionBuilder:
+    """A process that builds one edition of the site. Started early (a run starts one per edition when it sets up,
+    see pipeline.defs.resources.SiteBuilders), it imports MkDocs and the theme and loads jieba's dictionary on the
+    core the pipeline leaves idle, then waits for its one job: by the time the pages are rendered, the build
+    starts at once. It dies with the process that started it."""
+
+    def __init__(self, config_file: str | Path):
+        self.config_file = str(config_file)
+        command = [sys.executable, "-m", "pipeline.render.site", "--serve", self.config_file]
+        self.process = subprocess.Popen(
+            [*command, "--parent", str(os.getpid())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def build(self, **job) -> None:
+        """Send the job (build_site's arguments but the configuration); it starts once the process is ready."""
+        stdin, self.process.stdin = self.process.stdin, None  # communicate() must not write to it again
+        try:
+            stdin.write(json.dumps(job, default=str) + "\n")
+            stdin.close()
+        except BrokenPipeError:  # the process ended before its job: result() tells why
+            pass
+
+    def result(self, what: str) -> SiteBuild:
+        out, err = self.process.communicate()
+        if self.process.returncode != 0:
+            tail = "\n".join(err.strip().splitlines()[-20:])
+            raise RuntimeError(f"{what}'s MkDocs build failed (exit {self.process.returncode}):\n{tail}")
+        return SiteBuild(**json.loads(out.strip().splitlines()[-1]))
+
+    def stop(self) -> None:
+        if self.alive():
+            self.process.kill()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+            self.process.stdin = None
+        self.process.communicate()
+
+
 def build_editions(
     config_file: str | Path,
     docs_dir: str | Path,
@@ -243,46 +288,41 @@ def build_editions(
     locales: tuple[str, ...],
     incremental: bool = False,
     template_cache: Path | None = None,
+    builders: dict[str, EditionBuilder] | None = None,
 ) -> dict[str, SiteBuild]:
-    """Every edition of the site at once: the first locale's here, each other edition (`zh/`) by a process of its
-    own on another core, into a folder beside the site, moved to its place in the site when both are done (a
-    full build of the first edition empties the site folder, so nothing of another edition may sit there while it
-    runs). An incremental build moves the edition's last site out first and builds on it there."""
+    """Every edition of the site at once, each by a process of its own (`builders`, started and warmed up earlier,
+    or started now): the first locale's into the site folder, each other edition (`zh/`) into a folder beside it,
+    moved to its place in the site when all are done (a full build of the first edition empties the site folder,
+    so nothing of another edition may sit there while it runs). An incremental build moves the edition's last site
+    out first and builds on it there."""
     from pipeline.render.i18n import prefix
 
     site = Path(site_dir)
-    children: dict[str, tuple[subprocess.Popen, Path]] = {}
+    builders = dict(builders or {})
+    staged: dict[str, Path] = {}
+    others = tuple(prefix(locale) for locale in locales[1:])
     try:
-        for locale in locales[1:]:
-            edition = prefix(locale)
-            staging = site.parent / f".{site.name}-{locale}"
-            shutil.rmtree(staging, ignore_errors=True)
-            if (site / edition).is_dir():
-                (site / edition).rename(staging)
-            command = [sys.executable, "-m", "pipeline.render.site", str(edition_config(config_file, locale))]
-            command += [str(Path(docs_dir) / edition), str(staging), "--edition", edition]
-            command += ["--incremental"] if incremental else []
-            command += ["--template-cache", str(template_cache)] if template_cache else []
-            command += ["--parent", str(os.getpid())]
-            children[locale] = (
-                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
-                staging,
-            )
-        others = tuple(prefix(locale) for locale in locales[1:])
-        results = {locales[0]: build_site(config_file, docs_dir, site_dir, incremental, template_cache, "", others)}
-        for locale, (child, staging) in children.items():
-            out, err = child.communicate()
-            if child.returncode != 0:
-                tail = "\n".join(err.strip().splitlines()[-20:])
-                raise RuntimeError(f"the {locale} edition's MkDocs build failed (exit {child.returncode}):\n{tail}")
-            results[locale] = SiteBuild(**json.loads(out.strip().splitlines()[-1]))
+        for locale in locales:
+            config = edition_config(config_file, locale)
+            if locale not in builders or not builders[locale].alive() or builders[locale].config_file != str(config):
+                builders[locale] = EditionBuilder(config)
+            job = {"incremental": incremental, "template_cache": template_cache, "edition": prefix(locale)}
+            if locale == locales[0]:
+                builders[locale].build(docs_dir=docs_dir, site_dir=site, others=others, **job)
+                continue
+            staged[locale] = site.parent / f".{site.name}-{locale}"
+            shutil.rmtree(staged[locale], ignore_errors=True)
+            if (site / prefix(locale)).is_dir():
+                (site / prefix(locale)).rename(staged[locale])
+            builders[locale].build(docs_dir=Path(docs_dir) / prefix(locale), site_dir=staged[locale], **job)
+        results = {locale: builders[locale].result(f"the {locale} edition") for locale in locales}
+        for locale, staging in staged.items():
             staging.rename(site / prefix(locale))
         return results
     finally:
-        for child, staging in children.values():
-            if child.poll() is None:
-                child.kill()
-                child.wait()
+        for builder in builders.values():
+            builder.stop()
+        for staging in staged.values():
             shutil.rmtree(staging, ignore_errors=True)
 
 
@@ -301,26 +341,46 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+def _warm_up() -> None:
+    """What every build of a fresh process pays before its first page: MkDocs, the theme and its plugins, and
+    jieba's dictionary (the search index splits Chinese words, in both editions)."""
+    import mkdocs.commands.build  # noqa: F401
+    import mkdocs.plugins
+
+    mkdocs.plugins.get_plugins()
+    try:
+        import jieba
+    except ImportError:
+        return
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+
+
+def serve(config_file: str) -> None:
+    """An EditionBuilder's process: warm up, read one job from standard input, build, print the SiteBuild as JSON
+    (no job, standard input closed: exit quietly)."""
+    _warm_up()
+    line = sys.stdin.readline()
+    if not line.strip():
+        return
+    job = json.loads(line)
+    cache, others = job.pop("template_cache"), tuple(job.pop("others", ()))
+    result = build_site(config_file, template_cache=Path(cache) if cache else None, others=others, **job)
+    print(json.dumps(asdict(result)))
+
+
 def main(argv: list[str] | None = None) -> None:
-    """One edition's build in a process of its own (build_editions starts it); prints its SiteBuild as JSON."""
+    """One edition's build in a process of its own, as EditionBuilder runs it."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m pipeline.render.site", description=main.__doc__)
-    parser.add_argument("config_file")
-    parser.add_argument("docs_dir")
-    parser.add_argument("site_dir")
-    parser.add_argument("--edition", default="")
-    parser.add_argument("--incremental", action="store_true")
-    parser.add_argument("--template-cache", type=Path)
+    parser.add_argument("--serve", metavar="CONFIG_FILE", required=True, help="the edition's MkDocs configuration")
     parser.add_argument("--parent", type=int, help="the build's process: this one ends with it")
     args = parser.parse_args(argv)
     if args.parent:
         _die_with(args.parent)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    result = build_site(
-        args.config_file, args.docs_dir, args.site_dir, args.incremental, args.template_cache, args.edition
-    )
-    print(json.dumps(asdict(result)))
+    serve(args.serve)
 
 
 if __name__ == "__main__":

@@ -264,3 +264,27 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return "Z"
+
+
+def test_a_run_that_builds_the_site_starts_one_warm_builder_per_edition_and_others_start_none():
+    from types import SimpleNamespace
+
+    import dagster as dg
+
+    from pipeline.defs.resources import AtlasPaths
+    from pipeline.render import i18n
+
+    def started(selection) -> dict:
+        paths = AtlasPaths(sources_dir="s", handwritten_dir="h", mkdocs_config="mkdocs.yml")
+        context = SimpleNamespace(run=SimpleNamespace(asset_selection=selection), instance=None, run_id=None)
+        paths._start_site_builders(context)
+        builders = paths.take_site_builders()
+        for builder in builders.values():
+            builder.stop()
+        return builders
+
+    assert started({dg.AssetKey("raw_prices")}) == {}
+    for selection in (None, frozenset(), {dg.AssetKey("raw_prices"), dg.AssetKey("site")}):
+        builders = started(selection)
+        assert sorted(builders) == sorted(i18n.LOCALES)
+        assert builders["zh"].config_file.endswith("mkdocs.zh.yml")
