@@ -23,6 +23,10 @@ from pydantic import PrivateAttr
 from pipeline.config import paths
 
 
+def _run_id(context: dg.InitResourceContext) -> str | None:
+    return context.run.run_id if context.run is not None else None
+
+
 class RunGenerations:
     """The generation of each Dagster-launched run, shared by the run's resources (reference counted)."""
 
@@ -35,7 +39,7 @@ class RunGenerations:
         incrementally in it."""
         from pipeline.run import Generation, _refresh_blocker, build_inputs, current_generation
 
-        run_id = context.run_id or "no-run"
+        run_id = _run_id(context) or "no-run"
         if cls._finished(context):
             # resources built again after the run ended (`dagster job execute` does, to load outputs): they
             # read the current build and publish nothing
@@ -63,7 +67,7 @@ class RunGenerations:
 
     @classmethod
     def release(cls, context: dg.InitResourceContext) -> None:
-        run_id = context.run_id or "no-run"
+        run_id = _run_id(context) or "no-run"
         with cls._guard:
             entry = cls._open.get(run_id)
             if entry is None:  # nothing opened (a run already finished), or released already
@@ -88,15 +92,15 @@ class RunGenerations:
 
     @staticmethod
     def _finished(context: dg.InitResourceContext) -> bool:
-        if context.instance is None or context.run_id is None:
+        if context.instance is None or _run_id(context) is None:
             return False
-        run = context.instance.get_run_by_id(context.run_id)
+        run = context.instance.get_run_by_id(_run_id(context))
         return run is not None and run.is_finished
 
     @staticmethod
     def _partial(context: dg.InitResourceContext) -> bool:
         """Whether the run materialises only part of the asset graph (then it starts from a copy)."""
-        run = context.dagster_run
+        run = context.run
         if run is None:
             return True
         from pipeline.definitions import defs
@@ -109,7 +113,7 @@ class RunGenerations:
     @staticmethod
     def _failures(context: dg.InitResourceContext) -> list[str]:
         """Failed steps and failed blocking checks of the run so far (read from the run's event log)."""
-        instance, run_id = context.instance, context.run_id
+        instance, run_id = context.instance, _run_id(context)
         if instance is None or run_id is None:
             return ["no run to check"]
         failures = []

@@ -276,7 +276,7 @@ def test_a_run_that_builds_the_site_starts_one_warm_builder_per_edition_and_othe
 
     def started(selection) -> dict:
         paths = AtlasPaths(sources_dir="s", handwritten_dir="h", mkdocs_config="mkdocs.yml")
-        context = SimpleNamespace(run=SimpleNamespace(asset_selection=selection), instance=None, run_id=None)
+        context = SimpleNamespace(run=SimpleNamespace(asset_selection=selection, run_id=None), instance=None)
         paths._start_site_builders(context)
         builders = paths.take_site_builders()
         for builder in builders.values():
