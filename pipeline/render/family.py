@@ -195,27 +195,29 @@ class Family:
         self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
-        """A named query's rows. Within render_editions a query runs once for all editions: each edition gets its
-        own copy of the rows (a context may change its frame)."""
-        key = ("frame", name, params)
-        if self._memo is None:
-            return frame(con, self.queries[name], list(params))
-        if key not in self._memo:
-            self._memo[key] = frame(con, self.queries[name], list(params))
-        return self._memo[key].copy()
+        """A named query's rows (run once per render_editions: see `_once`)."""
+        return self._once(
+            ("frame", name, params), lambda: frame(con, self.queries[name], list(params)), pd.DataFrame.copy
+        )
 
     def records(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> list[dict]:
-        """A query's rows as dicts, values as DuckDB returns them (dates as dates); run once per render_editions
-        as frames are."""
-        key = ("records", name, params)
-        if self._memo is not None and key in self._memo:
-            return [dict(r) for r in self._memo[key]]
-        cur = con.execute(self.queries[name], list(params))
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
-        if self._memo is not None:
-            self._memo[key] = [dict(r) for r in rows]
-        return rows
+        """A query's rows as dicts, values as DuckDB returns them (dates as dates); run once per render_editions."""
+
+        def run() -> list[dict]:
+            cur = con.execute(self.queries[name], list(params))
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+        return self._once(("records", name, params), run, lambda rows: [dict(r) for r in rows])
+
+    def _once(self, key: tuple, compute, copy):
+        """Within render_editions a query runs once for all editions; each edition gets its own `copy` of the
+        result (a context may change its rows). Outside it, the query simply runs."""
+        if self._memo is None:
+            return compute()
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return copy(self._memo[key])
 
     def rows(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> list:
         """A query's rows as named tuples (attribute access in templates and context code)."""

@@ -238,7 +238,7 @@ def write_crawler_files(site: Path, site_url: str | None, robots: bool = True) -
 
 class EditionBuilder:
     """A process that builds one edition of the site. Started early (a run starts one per edition when it sets up,
-    see pipeline.defs.resources.SiteBuilders), it imports MkDocs and the theme and loads jieba's dictionary on the
+    see pipeline.defs.resources.AtlasPaths), it imports MkDocs and the theme and loads jieba's dictionary on the
     core the pipeline leaves idle, then waits for its one job: by the time the pages are rendered, the build
     starts at once. It dies with the process that started it."""
 
