@@ -19,7 +19,7 @@ class DuplicateKeyError(ValueError):
     pass
 
 
-class _StrictLoader(yaml.SafeLoader):
+class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's parser where there is one
     """A YAML loader that refuses a mapping with the same key twice, naming the key and its line."""
 
 

@@ -196,7 +196,7 @@ class Family:
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
         """A named query's rows (run once per render_editions: see `_once`)."""
-        return self._once(
+        return self.once(
             ("frame", name, params), lambda: frame(con, self.queries[name], list(params)), pd.DataFrame.copy
         )
 
@@ -208,9 +208,9 @@ class Family:
             cols = [d[0] for d in cur.description]
             return [dict(zip(cols, r)) for r in cur.fetchall()]
 
-        return self._once(("records", name, params), run, lambda rows: [dict(r) for r in rows])
+        return self.once(("records", name, params), run, lambda rows: [dict(r) for r in rows])
 
-    def _once(self, key: tuple, compute, copy):
+    def once(self, key: tuple, compute, copy):
         """Within render_editions a query runs once for all editions; each edition gets its own `copy` of the
         result (a context may change its rows). Outside it, the query simply runs."""
         if self._memo is None:

@@ -16,8 +16,9 @@ from .i18n import _
 OFFER = ["provider", "offering", "pricing_tier", "statistic", "region"]
 
 
-def _series(history: pd.DataFrame) -> pd.DataFrame:
-    """The history with its line (provider · tier · statistic · region · offering) and its day."""
+def offer_lines(history: pd.DataFrame) -> pd.DataFrame:
+    """The history with its line (provider · tier · statistic · region · offering) and its day. A page with many
+    charts adds them once, to all its rows, and passes each chart its slice."""
     return history.assign(
         series=history["provider"]
         + " · "
@@ -80,10 +81,12 @@ def _price_history_spec(locale: str) -> dict:
 
 
 def price_history(history: pd.DataFrame, title: str) -> dict:
-    data = _series(history)[["series", *OFFER, "observed_on", "usd_per_gpu_hour"]]
+    """One GPU's chart. `history`: its price_history rows, or their offer_lines (see there)."""
+    lines = history if "series" in history.columns else offer_lines(history)
+    data = lines[["series", *OFFER, "observed_on", "usd_per_gpu_hour"]]
     spec = copy.deepcopy(_price_history_template())
     spec["data"] = {"values": data.to_dict(orient="records")}
-    scale = provider_scale(data["provider"]).to_dict()
+    scale = provider_scale(data["provider"]).to_dict(validate=False)  # checked with the page's charts (_spec)
     for layer in spec.get("layer", [spec]):  # the colours of the providers this chart shows
         if "color" in layer.get("encoding", {}):
             layer["encoding"]["color"]["scale"] = scale
@@ -93,7 +96,7 @@ def price_history(history: pd.DataFrame, title: str) -> dict:
 
 def price_history_picker(history: pd.DataFrame, title: str) -> dict:
     """Price history of one GPU at a time, chosen in a picker above the chart."""
-    data = _series(history)[["name", "series", *OFFER, "observed_on", "usd_per_gpu_hour"]]
+    data = offer_lines(history)[["name", "series", *OFFER, "observed_on", "usd_per_gpu_hour"]]
     names = sorted(data["name"].unique())
     busiest = data.groupby("name")["series"].nunique().idxmax()
     gpu = alt.param(name="gpu", value=busiest, bind=alt.binding_select(options=names, name="GPU "))

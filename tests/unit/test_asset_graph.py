@@ -58,3 +58,36 @@ def test_price_refresh_skips_spec_and_model_stages():
 if __name__ == "__main__":
     SNAPSHOT.write_text(json.dumps(current_graph(), indent=1) + "\n")
     print(f"wrote {SNAPSHOT}")
+
+
+def test_every_module_under_defs_is_in_the_definitions():
+    """pipeline/definitions.py lists the modules of pipeline/defs/: a new module left out of the list fails here."""
+    import importlib
+    import pkgutil
+
+    import dagster as dg
+
+    import pipeline.defs
+    from pipeline.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    known = {k.to_user_string() for k in graph.get_all_asset_keys()}
+    checks = {k for c in defs.asset_checks for k in c.check_keys}
+    found = 0
+    for info in pkgutil.iter_modules(pipeline.defs.__path__):
+        module = importlib.import_module(f"pipeline.defs.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, dg.AssetChecksDefinition):
+                assert set(value.check_keys) <= checks, f"pipeline.defs.{info.name}: {value.check_keys}"
+                found += 1
+            elif isinstance(value, dg.AssetsDefinition):
+                keys = {k.to_user_string() for k in value.keys}
+                assert keys <= known, f"pipeline.defs.{info.name}: {keys - known} not in pipeline/definitions.py"
+                found += 1
+            elif type(value).__name__ in ("JobDefinition", "UnresolvedAssetJobDefinition"):
+                assert value.name in {j.name for j in defs.jobs}, f"pipeline.defs.{info.name}: job {value.name}"
+                found += 1
+            elif isinstance(value, (dg.ScheduleDefinition, dg.SensorDefinition)):
+                assert value.name in {s.name for s in [*defs.schedules, *defs.sensors]}, value.name
+                found += 1
+    assert found >= 10

@@ -133,7 +133,7 @@ def pages_context(
     claims_by, offers_by, ranks_by, fits_by, picks_by, serving_by = (
         _grouped(f) for f in (claims, offers, rankings, fits, picks, serving)
     )
-    history_by = dict(tuple(history.groupby("gpu_id", sort=False)))
+    history_by = dict(tuple(price_charts.offer_lines(history).groupby("gpu_id", sort=False)))
     all_gpus = list(gpus.itertuples(index=False))
     page_words = {
         **PAGE_WORDS,

@@ -215,6 +215,9 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         training = plan_options(con, training_scenarios(max_contexts))
         files = json_files(coefficients, FAMILY.rows(con, "coefficient_parameters"), training, plan_index(models))
     q = default_question(max_contexts)
-    options = plan_options(con, pd.DataFrame([q.scenario()]))
+    # the default question's options: the same in every edition, computed once (Family.once)
+    options = FAMILY.once(
+        ("default options", q), lambda: plan_options(con, pd.DataFrame([q.scenario()])), pd.DataFrame.copy
+    )
     ctx = context(options, q, models, weights_label(q, native_formats))
     return {**files, "planner.md": FAMILY.render("planner.md.j2", **ctx)}
