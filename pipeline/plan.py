@@ -164,8 +164,9 @@ def validate(question: Question, max_context: dict[str, int]) -> Question:
     return Question(**{**asdict(q), "context": int(context)})
 
 
-def plan_options(con: duckdb.DuckDBPyConnection, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """Every option of every scenario (columns of SCENARIO_COLUMNS), ranked within its scenario."""
+def plan_options(con: duckdb.DuckDBPyConnection, scenarios: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
+    """Every option of every scenario (columns of SCENARIO_COLUMNS), ranked within its scenario; with `top`, only
+    the first `top` of each (chosen in DuckDB: the rows not wanted never become a frame)."""
     frame = scenarios.reindex(columns=list(SCENARIO_COLUMNS))
     con.register("_plan_scenarios_in", frame)
     try:
@@ -173,7 +174,10 @@ def plan_options(con: duckdb.DuckDBPyConnection, scenarios: pd.DataFrame) -> pd.
         con.execute(f"create or replace temp table plan_scenarios as select {casts} from _plan_scenarios_in")
     finally:
         con.unregister("_plan_scenarios_in")
-    return con.execute(PLAN_SQL.read_text(encoding="utf-8")).df()
+    sql = PLAN_SQL.read_text(encoding="utf-8")
+    if top is None:
+        return con.execute(sql).df()
+    return con.execute(f"select * from ({sql}) where rank <= ? order by scenario_id, rank", [int(top)]).df()
 
 
 def _plain(value):

@@ -167,7 +167,7 @@ def json_files(coefficients: dict[str, pd.DataFrame], parameters, training: pd.D
     tables = {name: columns_rows(frame) for name, frame in coefficients.items()}
     tables["parameters"] = {p.name: float(p.value) for p in parameters}
     files = {f"{API}/plan/coefficients.json": dumps({"schema_version": SCHEMA_VERSION, **tables})}
-    training = training[training["rank"] <= TOP]
+    training = training[training["rank"] <= TOP]  # plan_options(..., top=TOP) gives only these
     by_model: dict[str, dict[str, list]] = {}
     values = zip(*(column(training[c]) for c in OPTION_COLUMNS))
     for model_id, workload, tier, row in zip(training["model_id"], training["workload"], training["tier"], values):
@@ -212,7 +212,7 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     files = {}
     if programs_wanted():  # the Planner's JSON, once (the Chinese page reads the same files)
         coefficients = {name: FAMILY.frame(con, query) for name, query in COEFFICIENT_TABLES.items()}
-        training = plan_options(con, training_scenarios(max_contexts))
+        training = plan_options(con, training_scenarios(max_contexts), top=TOP)
         files = json_files(coefficients, FAMILY.rows(con, "coefficient_parameters"), training, plan_index(models))
     q = default_question(max_contexts)
     # the default question's options: the same in every edition, computed once (Family.once)

@@ -104,6 +104,7 @@ def model_class(text) -> str:
 
 # characters of the Chinese, Japanese and Korean scripts (and their full-width punctuation)
 CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]")
+LATIN = re.compile(r"[A-Za-z]")
 
 
 def in_english(text) -> bool:
@@ -111,7 +112,7 @@ def in_english(text) -> bool:
     written, it is marked `lang="en"` in another edition; a title written in Chinese or Japanese is not."""
     if not isinstance(text, str):
         return False
-    latin = sum(c.isascii() and c.isalpha() for c in text)
+    latin = len(LATIN.findall(text))
     return latin > 0 and latin > 2 * len(CJK.findall(text))
 
 
