@@ -119,7 +119,12 @@ def context(
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     max_contexts = {r.model_id: int(r.max_context) for r in PLANNER.rows(con, "max_contexts")}
     questions = [(text, validate(q, max_contexts)) for text, q in HOME_QUESTIONS]
-    options = plan_options(con, pd.DataFrame([q.scenario() for _, q in questions]))
+    # the same in every edition: computed once (Family.once)
+    options = FAMILY.once(
+        ("options", tuple(q for _, q in questions)),
+        lambda: plan_options(con, pd.DataFrame([q.scenario() for _, q in questions])),
+        pd.DataFrame.copy,
+    )
     ctx = context(
         FAMILY.frame(con, "rankings"),
         FAMILY.rows(con, "counts")[0],
