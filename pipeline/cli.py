@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import atexit
 import json
-import os
-import sys
 from enum import Enum
-from typing import NoReturn
 
 import typer
 
@@ -389,31 +385,14 @@ def plan_command(
 
 
 def main() -> None:
-    """The `gpu-atlas` command. It ends as soon as its work is done: exit handlers run and output is flushed, but
-    the interpreter is not taken apart object by object (about 0.8 s after a build or a price refresh, whose
-    run leaves some 300,000 objects: Dagster's, pandas', the pages')."""
+    """The `gpu-atlas` command: it ends as soon as its work is done (pipeline/quick_exit.py)."""
+    from .quick_exit import exit_now
+
     try:
         app()
     except SystemExit as exc:
-        _exit(exc.code)
-    _exit(0)
-
-
-def _exit(code) -> NoReturn:
-    """Exit with `code` as `sys.exit` would (None is 0, text is printed and gives 1), without the interpreter's
-    teardown. Files the run wrote are closed by then: the database by its resource, pages by their writers."""
-    if code is None:
-        code = 0
-    elif not isinstance(code, int):
-        print(code, file=sys.stderr)
-        code = 1
-    atexit._run_exitfuncs()  # logging's flush, temporary folders' removal, ...
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away, or a stream already closed
-            pass
-    os._exit(code)
+        exit_now(exc.code)
+    exit_now(0)
 
 
 if __name__ == "__main__":

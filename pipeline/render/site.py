@@ -367,12 +367,10 @@ def serve(config_file: str) -> None:
     cache, others = job.pop("template_cache"), tuple(job.pop("others", ()))
     result = build_site(config_file, template_cache=Path(cache) if cache else None, others=others, **job)
     print(json.dumps(asdict(result)))
-    # done: the site is written and closed; end without taking the interpreter apart (MkDocs' pages, the search
-    # index, jieba's dictionary: 0.3 s or more that the build would wait for)
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    # the site is written and closed: end at once (the build waits for this process to end)
+    from pipeline.quick_exit import exit_now
+
+    exit_now(0)
 
 
 def main(argv: list[str] | None = None) -> None:

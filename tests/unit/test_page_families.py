@@ -52,3 +52,18 @@ def test_relations_ignore_ctes_strings_and_comments(tmp_path):
     assert set(queries) == {"a", "b"}
     assert relations(queries["a"]) == {"gpus", "models"}
     assert relations(queries["b"]) == {"core_price_offers"}
+
+
+def test_no_module_of_the_pipeline_is_over_400_lines():
+    """A module a newcomer can read at once: a longer one is split by what it is about."""
+    from pathlib import Path
+
+    import pipeline
+
+    root = Path(pipeline.__file__).parent
+    long = {
+        str(p.relative_to(root)): n
+        for p in root.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert long == {}
