@@ -383,6 +383,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.parent:
         _die_with(args.parent)
+        # it warms up while the build's steps run: at a lower priority, it takes the idle core's time, not theirs
+        # (a refresh took 0.4 s less, medians of 8); while it builds, the build only waits for it
+        os.nice(10)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     serve(args.serve)
 

@@ -288,3 +288,22 @@ def test_a_run_that_builds_the_site_starts_one_warm_builder_per_edition_and_othe
         builders = started(selection)
         assert sorted(builders) == sorted(i18n.LOCALES)
         assert builders["zh"].config_file.endswith("mkdocs.zh.yml")
+
+
+def test_an_edition_builder_runs_below_the_build_s_priority(tmp_path):
+    """It warms up while the build's steps run: at a lower priority, so it takes the idle core, not the steps'."""
+    from pipeline.render.site import EditionBuilder
+
+    root = editions_project(tmp_path)
+    builder = EditionBuilder(root / "mkdocs.yml")
+    try:
+        deadline = time.time() + 30
+        niceness = None
+        while time.time() < deadline:  # set by the process as it starts
+            niceness = os.getpriority(os.PRIO_PROCESS, builder.process.pid)
+            if niceness >= os.getpriority(os.PRIO_PROCESS, 0) + 10:
+                break
+            time.sleep(0.02)
+        assert niceness == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+    finally:
+        builder.stop()
