@@ -7,6 +7,7 @@ from enum import Enum
 
 import typer
 
+from . import process
 from .config import paths
 from .plan import DEFAULTS as PLAN_DEFAULTS
 from .plan import SERVE_PRECISIONS
@@ -274,6 +275,7 @@ def mcp_command() -> None:
     """Serve the built database to assistants over MCP (stdio): tools plan, fit, gpu, compare_gpus, prices, sql."""
     from .mcp_server import serve
 
+    process.loaded()
     serve(_built_database())
 
 
@@ -385,14 +387,13 @@ def plan_command(
 
 
 def main() -> None:
-    """The `gpu-atlas` command: it ends as soon as its work is done (pipeline/quick_exit.py)."""
-    from .quick_exit import exit_now
-
+    """The `gpu-atlas` command (how it starts and ends: pipeline/process.py)."""
+    process.start()
     try:
         app()
     except SystemExit as exc:
-        exit_now(exc.code)
-    exit_now(0)
+        process.exit_now(exc.code)
+    process.exit_now(0)
 
 
 if __name__ == "__main__":

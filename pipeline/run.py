@@ -21,6 +21,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from . import process
 from .config import PACKAGE, ROOT, Paths, paths
 from .sources import sha256
 
@@ -299,6 +300,7 @@ def _materialize(
     if selection:
         kwargs["selection"] = selection
     instance = dg.DagsterInstance.ephemeral()
+    process.loaded()  # the garbage collector looks only at what the run makes (pipeline/process.py)
     result = dg.materialize(
         [*all_assets, *checks],
         resources=default_resources(staging_db, staging_build, incremental=incremental),

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import jinja2
 
+from pipeline import process
+
 SEARCH_INDEX = Path("search") / "search_index.json"
 DIRTY_WARNING = "A 'dirty' build is being performed"
 # Where the site is published (GitHub Pages' base URL in the pages workflow). MkDocs needs it to write the
@@ -359,7 +361,9 @@ def _warm_up() -> None:
 def serve(config_file: str) -> None:
     """An EditionBuilder's process: warm up, read one job from standard input, build, print the SiteBuild as JSON
     (no job, standard input closed: exit quietly)."""
+    process.start()  # no garbage collection while MkDocs, the theme and jieba load (pipeline/process.py)
     _warm_up()
+    process.loaded()
     line = sys.stdin.readline()
     if not line.strip():
         return
@@ -367,10 +371,7 @@ def serve(config_file: str) -> None:
     cache, others = job.pop("template_cache"), tuple(job.pop("others", ()))
     result = build_site(config_file, template_cache=Path(cache) if cache else None, others=others, **job)
     print(json.dumps(asdict(result)))
-    # the site is written and closed: end at once (the build waits for this process to end)
-    from pipeline.quick_exit import exit_now
-
-    exit_now(0)
+    process.exit_now(0)  # the site is written and closed: end at once (the build waits for this process to end)
 
 
 def main(argv: list[str] | None = None) -> None:

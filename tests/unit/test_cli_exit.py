@@ -1,4 +1,4 @@
-"""The command ends without the interpreter's teardown (pipeline/quick_exit.py): its exit code, its output and its
+"""The command ends without the interpreter's teardown (pipeline/process.py): its exit code, its output and its
 exit handlers must be those a normal exit gives."""
 
 from __future__ import annotations
