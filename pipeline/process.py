@@ -26,7 +26,10 @@ def start() -> None:
 
 
 def loaded() -> None:
-    """When the work begins: what is loaded lives until the process ends (frozen); collect only what comes next."""
+    """When the work begins: what is loaded lives until the process ends (frozen); collect only what comes next.
+    A process that did not `start` (a test session, the Dagster UI's run worker) keeps its collector as it was."""
+    if gc.isenabled():
+        return
     gc.freeze()
     gc.enable()
 

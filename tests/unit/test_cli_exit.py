@@ -59,3 +59,26 @@ def test_text_given_to_sys_exit_is_printed_and_gives_1():
         cli.main()
         """)
     assert done.returncode == 1 and "another GPU Atlas build is running" in done.stderr
+
+
+def test_the_collector_is_off_while_loading_and_on_with_the_loaded_objects_frozen():
+    done = _run("""
+        import gc
+        from pipeline import process
+        process.start()
+        off = not gc.isenabled()
+        objects = [[i] for i in range(1000)]
+        process.loaded()
+        print(off, gc.isenabled(), gc.get_freeze_count() >= 1000)
+        """)
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr
+
+
+def test_a_process_that_did_not_start_keeps_its_collector():
+    import gc
+
+    from pipeline import process
+
+    frozen = gc.get_freeze_count()
+    process.loaded()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
