@@ -195,7 +195,7 @@ class Family:
         self.env.globals.update({name: _safe(getattr(labels, name)) for name in labels.FORMATTERS})
 
     def frame(self, con: duckdb.DuckDBPyConnection, name: str, *params) -> pd.DataFrame:
-        """A named query's rows (run once per render_editions: see `_once`)."""
+        """A named query's rows (run once per render_editions: see `once`)."""
         return self.once(
             ("frame", name, params), lambda: frame(con, self.queries[name], list(params)), pd.DataFrame.copy
         )
