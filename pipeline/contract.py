@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from .sources.files import SAFE_LOADER  # libyaml's parser where there is one
+
 CONTRACT_FILE = Path(__file__).with_name("contract.yml")
 
 
@@ -19,7 +21,7 @@ class DuplicateKeyError(ValueError):
     pass
 
 
-class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's parser where there is one
+class _StrictLoader(SAFE_LOADER):
     """A YAML loader that refuses a mapping with the same key twice, naming the key and its line."""
 
 
