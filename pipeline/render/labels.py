@@ -24,9 +24,7 @@ KIND_LABELS = {
     "price_api": N_("price API"),
     "model_card": N_("model card"),
     "curated_mapping": N_("mapping"),
-}
-# kinds the English pages show by their name (as they always have); another edition shows these words
-OTHER_KIND_LABELS = {
+    "provider_api": N_("provider API"),
     "price_tracker": N_("price tracker"),
     "provider_page": N_("provider page"),
     "catalogue_copy": N_("catalogue copy"),
@@ -227,7 +225,7 @@ def markets(listed) -> str:
 
 def kinds(listed) -> str:
     """Kinds of source as a view joins them ("catalogue_copy, price_tracker")."""
-    return _listed(listed, lambda k: word(KIND_LABELS, k) if k in KIND_LABELS else word(OTHER_KIND_LABELS, k))
+    return _listed(listed, lambda k: word(KIND_LABELS, k))
 
 
 # price_picks.why, as pipeline/sql/core_price_picks.sql writes it: what was picked from how many, and what was left out
@@ -318,8 +316,5 @@ def pick_label(p) -> str:
 
 
 def kind_label(kind) -> str:
-    """What a kind of source is called on the pages: 'vendor document', 'price list'. The English pages show the
-    kinds without a label by their name; another edition, in its words."""
-    if kind not in KIND_LABELS and i18n.current() != i18n.DEFAULT:
-        return esc(word(OTHER_KIND_LABELS, kind))
+    """What a kind of source is called on the pages: 'vendor document', 'price tracker'."""
     return esc(word(KIND_LABELS, kind))

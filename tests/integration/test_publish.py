@@ -86,8 +86,8 @@ def state(base: Path) -> bool:
             ).fetchone()[0]
             > 0
         )
-    in_pages = f"lambda/<wbr>{DAY}" in (links[2] / "sources.md").read_text(encoding="utf-8")
-    in_site = f"lambda/<wbr>{DAY}" in (links[3] / "sources" / "index.html").read_text(encoding="utf-8")
+    in_pages = f"lambda/<wbr>{DAY}" in (links[2] / "sources" / "prices.md").read_text(encoding="utf-8")
+    in_site = f"lambda/<wbr>{DAY}" in (links[3] / "sources" / "prices" / "index.html").read_text(encoding="utf-8")
     in_inputs = f"sources/prices/lambda/{DAY}/prices.csv" in links[1].read_text(encoding="utf-8")
     assert in_db == in_pages == in_site == in_inputs, (in_db, in_pages, in_site, in_inputs)
     return in_db

@@ -4,9 +4,20 @@ hand-made query results (no database, no build)."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from pipeline.render import i18n
-from pipeline.render.sources import FAMILY, context, conflicts_context, coverage_context, explanation, in_english
+from pipeline.render.sources import (
+    FAMILY,
+    REGISTERS,
+    conflicts_context,
+    context,
+    coverage_context,
+    explanation,
+    in_english,
+    register_of,
+)
+from pipeline.sources import KINDS
 
 HOSTILE = "<script>x</script> *a* |b"
 
@@ -19,6 +30,26 @@ def assert_escaped(page: str) -> None:
 def test_queries_read_public_views_only():
     assert FAMILY.not_views() == set()
     assert {"sources", "spec_claims", "gpus", "model_claims", "coverage", "unmapped_offers", "models"} <= FAMILY.views
+
+
+def source_list(sources: pd.DataFrame, kinds: pd.DataFrame) -> dict[str, str]:
+    """The Source list's pages by file name: the overview, each register and the terms."""
+    values = context(sources, kinds)
+    pages = {"index": FAMILY.render("sources.md.j2", **values), "terms": FAMILY.render("terms.md.j2", **values)}
+    for register in values["registers"]:
+        pages[register["slug"]] = FAMILY.render("register.md.j2", register=register, **values)
+    return pages
+
+
+def test_every_folder_of_sources_is_in_one_register():
+    folders = {kind.pattern.split("/")[0] for kind in KINDS.values()}
+    in_registers = [folder for r in REGISTERS for folder in r.folders]
+    assert sorted(in_registers) == sorted(set(in_registers)) and folders == set(in_registers)
+    assert register_of("sources/prices/lambda/2026-11-26/prices.csv").slug == "prices"
+    assert register_of("sources/aliases/lambda.csv").slug == "prices"
+    assert register_of("sources/claims/seed-000/2026-11-20/claims.csv").slug == "specs"
+    with pytest.raises(ValueError, match="'elsewhere' is in no register"):
+        register_of("sources/elsewhere/x.csv")
 
 
 def test_sources_page():
@@ -39,16 +70,27 @@ def test_sources_page():
         }
     )
     kinds = pd.DataFrame({"source_kind": ["vendor_document", "curated_dataset"], "n": [3, 1]})
-    page = FAMILY.render("sources.md.j2", **context(sources, kinds))
-    assert page.startswith("---\nhide:")
-    assert "2 sources: every snapshot file" in page
-    assert "The 4 canonical figures come from:" in page
-    assert "| vendor document | 3 | 75% |" in page
-    assert "| curated dataset | 1 | 25% |" in page
-    assert '<a href="#terms-1">T1</a>: collection allowed, republication not-stated' in page
-    assert "nvidia.com/terms" in page
-    assert 'href="javascript' not in page
-    assert_escaped(page)
+    pages = source_list(sources, kinds)
+    index, specs = pages["index"], pages["specs"]
+    assert "2 sources: every snapshot file" in index
+    assert "The 4 canonical figures come from:" in index
+    assert "| vendor document | 3 | 75% |" in index
+    assert "| curated dataset | 1 | 25% |" in index
+    # one row per register, with its count, and the terms
+    assert "| [GPU specifications](specs.md) | 2 |" in index and "| [Prices](prices.md) | 0 |" in index
+    assert (
+        "Each publisher's terms as read (1 entry), which the registers' rows refer to: [Terms of use](terms.md)."
+        in index
+    )
+    # the datasheet and the article (claims/) are in the specifications register, wide, sortable
+    assert specs.startswith("---\nhide:") and '<div class="atlas-sortable" markdown="1">' in specs
+    assert "# GPU specifications\n\n2 sources: the vendor documents" in specs
+    assert "[T1](terms.md#terms-1): collection allowed, republication not-stated" in specs
+    assert "h100.pdf" not in pages["prices"] and "| vendor document |" not in pages["prices"]
+    assert '<span id="terms-1">T1</span>' in pages["terms"] and "nvidia.com/terms" in pages["terms"]
+    for page in pages.values():
+        assert 'href="javascript' not in page
+    assert_escaped(specs)
 
 
 def claims_frame(**overrides) -> pd.DataFrame:
@@ -227,14 +269,17 @@ def test_source_list_in_chinese():
     )
     kinds = pd.DataFrame({"source_kind": ["vendor_document", "curated_dataset"], "n": [3, 1]})
     with i18n.use("zh"):
-        page = FAMILY.render("sources.md.j2", **context(sources, kinds))
-    assert "\n# 来源\n\n共 1 个来源：" in page
-    assert "4 个标准值的来源如下：" in page
-    assert "| 来源类型 | 标准值数量 | 占比 |" in page and "| 3 | 75% |" in page
-    assert '<a href="#terms-1">T1</a>（采集：允许；转载：未说明）' in page
-    assert '| 2026-11-25 | 允许 | 未说明 | <span lang="en">Use with attribution.</span> |' in page
+        pages = source_list(sources, kinds)
+    index, specs = pages["index"], pages["specs"]
+    assert index.startswith("# 来源\n\n共 1 个来源：")
+    assert "4 个标准值的来源如下：" in index
+    assert "| 来源类型 | 标准值数量 | 占比 |" in index and "| 3 | 75% |" in index
+    assert "| [GPU 规格](specs.md) | 1 |" in index and "| [价格](prices.md) | 0 |" in index
+    assert "# GPU 规格\n\n共 1 个来源：GPU 数值所依据的厂商文档" in specs
+    assert "[T1](terms.md#terms-1)（采集：允许；转载：未说明）" in specs
+    assert '| 2026-11-25 | 允许 | 未说明 | <span lang="en">Use with attribution.</span> |' in pages["terms"]
     # a source's own English text is marked as such, a title in Chinese is not
-    assert '| <span lang="en">NVIDIA</span> | <span lang="en"><a href="https://nvidia.com/h100.pdf"' in page
+    assert '| <span lang="en">NVIDIA</span> | <span lang="en"><a href="https://nvidia.com/h100.pdf"' in specs
     assert in_english("DigitalOcean GPU 云服务器 (pricing page linked by seed article 004)")
     assert not in_english("H100、L4、A6000 等 9 款 GPU 横评,告诉你哪些适合模型训练,哪些适合AI 推理")
     assert not in_english(None) and not in_english("")

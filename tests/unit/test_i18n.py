@@ -73,8 +73,8 @@ def test_figure_words_in_chinese():
 
 def test_source_kinds_in_chinese():
     assert _both(labels.kind_label, "vendor_document") == ("vendor document", "厂商文档")
-    # a kind the English pages show by its name keeps it there; the Chinese pages word it
-    assert _both(labels.kind_label, "price_tracker") == ("price\\_tracker", "比价网站")
+    # every kind of source has a word in both editions (the English pages showed some by their key before)
+    assert _both(labels.kind_label, "price_tracker") == ("price tracker", "比价网站")
     assert _both(labels.kind_label, "a_new_kind") == ("a\\_new\\_kind", "a\\_new\\_kind")
 
 

@@ -1,5 +1,7 @@
-"""The Data page (`data.md`): the downloads, the JSON files and the feed, example SQL, and the reference of every
-public view (its grain, what it holds, and each column's type and meaning from `pipeline/contract.yml`).
+"""The Data pages: `data.md` (the downloads, the JSON files and the feed, example SQL, and every public view with
+its grain and how many rows it holds) and `views.md`, the View reference (each view's grain, what it holds, and
+each column's type and meaning from `pipeline/contract.yml`). The reference changes only with the code, so a price
+refresh leaves it as it is; the row counts, which change with the data, are on the Data page.
 
 The contract is an English data dictionary: in the Chinese edition the views' grains, contents and column meanings
 stay in English (marked `lang="en"`); the page's own texts and the example queries' comments are translated."""
@@ -60,6 +62,9 @@ def context(columns: pd.DataFrame, counts: dict[str, int], files: list[str]) -> 
         "views": [
             {
                 "name": view,
+                # the view's section in the reference (a view's name is ours, letters and '_': no escape needed)
+                "anchor": Markup(view),
+                "href": Markup(f"views.md#{view}"),
                 "grain": grain,
                 "holds": holds,
                 "rows": counts[view],
@@ -75,4 +80,4 @@ def context(columns: pd.DataFrame, counts: dict[str, int], files: list[str]) -> 
 
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     ctx = context(FAMILY.frame(con, "view_columns"), row_counts(con), downloads())
-    return {"data.md": FAMILY.render("data.md.j2", **ctx)}
+    return {"data.md": FAMILY.render("data.md.j2", **ctx), "views.md": FAMILY.render("views.md.j2", **ctx)}

@@ -1,8 +1,12 @@
 """The site's Sources section: where the figures come from, where sources conflict, and what no source publishes.
-Three pages: the Source list (`sources.md`), Sources and conflicts (`conflicts.md`) and Coverage (`coverage.md`).
 
-- `sources.md`: every snapshot file and cited document, the kinds of source the canonical figures come from, and
-  each publisher's terms of use as read.
+- `sources/index.md` (the Source list): how many sources there are, one row per register, the kinds of source the
+  canonical figures come from, and how terms of use are recorded.
+- `sources/<register>.md`: one register per kind of data (GPU specifications, Models, Prices, Measurements; by the
+  folder of `sources/` a snapshot file is in, `REGISTERS`): every snapshot file and cited document of that kind. A
+  price refresh rewrites the Prices register only, and a reader looking for a datasheet does not page through
+  price lists.
+- `sources/terms.md`: each publisher's terms of use as read, numbered; a register's row names its entry.
 - `conflicts.md`: every figure printed in the seed articles, classified against the canonical value (agrees,
   sparse figure, other rate, ..., unexplained), the classes of the datasheet and dataset figures, and the articles'
   model memory claims against our computation.
@@ -16,6 +20,7 @@ where shown; what a source wrote (terms summaries, printed figures) stays as wri
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import duckdb
 import pandas as pd
@@ -45,6 +50,58 @@ MODEL_CLASSES = {
     "unexplained": N_("unexplained"),
 }
 NUMBER = r"-?[\d.,]+(?:e[+-]?\d+)?"
+
+
+@dataclass(frozen=True)
+class Register:
+    """One page of the Source list: the sources whose snapshot file is under one of `folders` of `sources/`."""
+
+    slug: str  # the page: sources/<slug>.md
+    title: str  # marked for translation, translated where shown
+    about: str  # what it holds, after "n sources: "
+    folders: tuple[str, ...]
+
+
+REGISTERS = (
+    Register(
+        "specs",
+        N_("GPU specifications"),
+        N_(
+            "the vendor documents, faithful copies of them, GPU databases, resellers, blogs and articles the GPU "
+            "figures come from, and the seed articles whose printed figures are checked"
+        ),
+        ("specs", "claims"),
+    ),
+    Register("models", N_("Models"), N_("the official model configs the memory and speed estimates read"), ("models",)),
+    Register(
+        "prices",
+        N_("Prices"),
+        N_(
+            "every provider's dated price snapshots, the tables that map their GPU names to variants, and the "
+            "exchange rates"
+        ),
+        ("prices", "aliases", "fx"),
+    ),
+    Register(
+        "measurements",
+        N_("Measurements"),
+        N_("the published speed measurements the estimates are checked against"),
+        ("measurements",),
+    ),
+)
+REGISTER_OF_FOLDER = {folder: r for r in REGISTERS for folder in r.folders}
+
+
+def register_of(file: str) -> Register:
+    """The register of a snapshot file (`sources/<folder>/...`)."""
+    parts = str(file).split("/")
+    folder = parts[1] if len(parts) > 2 and parts[0] == "sources" else ""
+    if folder not in REGISTER_OF_FOLDER:
+        raise ValueError(
+            f"source file {file!r}: its folder {folder!r} is in no register of the Source list "
+            "(pipeline/render/sources/__init__.py, REGISTERS)"
+        )
+    return REGISTER_OF_FOLDER[folder]
 
 
 def _rate(label: str) -> str:
@@ -122,7 +179,8 @@ def host(url: str) -> str:
 
 
 def context(sources: pd.DataFrame, kinds: pd.DataFrame) -> dict:
-    """The Source list's values (`sources.md.j2`)."""
+    """The Source list's values: its overview (`sources.md.j2`), its registers (`register.md.j2`, one page each) and
+    the terms of use (`terms.md.j2`)."""
     # each publisher's terms once, numbered; a source's row names its entry
     terms = (
         sources.dropna(subset=["terms_url"])
@@ -133,8 +191,9 @@ def context(sources: pd.DataFrame, kinds: pd.DataFrame) -> dict:
     )
     number = {(t.terms_url, t.terms_summary): i + 1 for i, t in enumerate(terms.itertuples())}
     total = int(kinds.n.sum())
-    return {
-        "sources": [
+    rows: dict[str, list[dict]] = {r.slug: [] for r in REGISTERS}
+    for s in sources.itertuples():
+        rows[register_of(s.file).slug].append(
             {
                 "row": s,
                 "kind": s.kind,
@@ -143,8 +202,10 @@ def context(sources: pd.DataFrame, kinds: pd.DataFrame) -> dict:
                 "terms_number": number.get((s.terms_url, s.terms_summary)) if isinstance(s.terms_url, str) else None,
                 "file": str(s.file).removeprefix("sources/"),
             }
-            for s in sources.itertuples()
-        ],
+        )
+    return {
+        "count": len(sources),
+        "registers": [{"slug": r.slug, "title": r.title, "about": r.about, "sources": rows[r.slug]} for r in REGISTERS],
         "kinds": [{"kind": k.source_kind, "n": int(k.n), "share": k.n / total} for k in kinds.itertuples()],
         "total": total,
         "terms": [{"row": t, "host": host(t.terms_url), "number": i + 1} for i, t in enumerate(terms.itertuples())],
@@ -189,8 +250,13 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     coverage = coverage_context(
         FAMILY.frame(con, "coverage"), FAMILY.frame(con, "unmapped_offers"), FAMILY.frame(con, "model_gaps")
     )
-    return {
-        "sources.md": FAMILY.render("sources.md.j2", **sources),
+    pages = {
+        "sources/index.md": FAMILY.render("sources.md.j2", **sources),
+        "sources/terms.md": FAMILY.render("terms.md.j2", **sources),
+    }
+    for register in sources["registers"]:
+        pages[f"sources/{register['slug']}.md"] = FAMILY.render("register.md.j2", register=register, **sources)
+    return pages | {
         "conflicts.md": FAMILY.render("conflicts.md.j2", **conflicts),
         "coverage.md": FAMILY.render("coverage.md.j2", **coverage),
     }
