@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,8 +155,13 @@ class Generation:
         self.copy_current = copy_current
         self.path: Path | None = None
         self._lock = None
+        self._copying: threading.Thread | None = None
+        self._copy_failed: BaseException | None = None
 
-    def open(self) -> "Generation":
+    def open(self, wait: bool = True) -> "Generation":
+        """Take the build lock and make the generation's folder. With wait=False the copy of the current
+        generation (a partial run's starting point, some 240 MB) goes on in a thread while the caller sets up its
+        run; `ready()` waits for it."""
         p = self.p
         p.build.mkdir(parents=True, exist_ok=True)
         handle = open(p.build / ".lock", "w")
@@ -173,17 +179,33 @@ class Generation:
             self.path.chmod(0o755)  # served and read like any build folder (mkdtemp makes it private)
             current = current_generation(p)
             if self.copy_current and current is not None:
-                shutil.copy2(current / p.database.name, self.database)
-                # copies keep modification times: the site build re-renders only pages rewritten since
-                for sub in ("docs", "site"):
-                    if (current / sub).exists():
-                        shutil.copytree(current / sub, self.path / sub)
-                if (current / INPUTS).is_file():
-                    shutil.copy2(current / INPUTS, self.path / INPUTS)
+                self._copying = threading.Thread(target=self._copy, args=(current,), name="generation-copy")
+                self._copying.start()
+                if wait:
+                    self.ready()
         except BaseException:
             self.close()
             raise
         return self
+
+    def _copy(self, current: Path) -> None:
+        try:
+            for name in (n for n in (self.p.database.name, "docs", "site", INPUTS) if (current / n).exists()):
+                # copies keep modification times: the site build re-renders only pages rewritten since
+                if (current / name).is_dir():
+                    shutil.copytree(current / name, self.path / name)
+                else:
+                    shutil.copy2(current / name, self.path / name)
+        except BaseException as exc:  # raised in the caller's thread by ready()
+            self._copy_failed = exc
+
+    def ready(self) -> None:
+        """Wait for the copy of the current generation; raise what stopped it."""
+        if self._copying is not None:
+            self._copying.join()
+            self._copying = None
+        if self._copy_failed is not None:
+            raise self._copy_failed
 
     @property
     def database(self) -> Path:
@@ -191,16 +213,21 @@ class Generation:
 
     def publish(self, inputs: dict[str, str] | None) -> None:
         """Record what the build read (None: keep the copied record) and make the generation current."""
+        self.ready()
         Path(str(self.database) + ".wal").unlink(missing_ok=True)
         if inputs is not None:
             (self.path / INPUTS).write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
         _publish(self.p, self.path)
 
     def discard(self) -> None:
+        if self._copying is not None:  # no copy may still write into the folder being removed
+            self._copying.join()
         if self.path is not None:
             shutil.rmtree(self.path, ignore_errors=True)
 
     def close(self) -> None:
+        if self._copying is not None:  # the lock guards the copy too
+            self._copying.join()
         if self._lock is not None:
             self._lock.close()  # releases the lock
             self._lock = None
@@ -273,7 +300,8 @@ def materialize(selection: dg.AssetSelection | None = None, incremental: bool = 
     if reason:
         selection, incremental = None, False
     try:
-        generation = Generation(p, copy_current=incremental).open()
+        # the copy of the last build goes on while Dagster sets up the run (_materialize waits for it)
+        generation = Generation(p, copy_current=incremental).open(wait=False)
     except BuildBusy as exc:
         raise SystemExit(str(exc)) from None
     try:
@@ -301,6 +329,11 @@ def _materialize(
         kwargs["selection"] = selection
     instance = dg.DagsterInstance.ephemeral()
     process.loaded()  # the garbage collector looks only at what the run makes (pipeline/process.py)
+    try:
+        generation.ready()  # the copy of the last build, made while the instance was set up
+    except BaseException:
+        generation.discard()
+        raise
     result = dg.materialize(
         [*all_assets, *checks],
         resources=default_resources(staging_db, staging_build, incremental=incremental),
