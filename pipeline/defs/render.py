@@ -16,16 +16,16 @@ from pipeline.contract import DATABASE_FILE, VIEW_KEYS, VIEWS, view_files
 from pipeline.db import path_literal
 from pipeline.render import i18n
 from pipeline.render.family import RENDER_DIR, Family, render_editions
-from pipeline.render.site import build_editions
+from pipeline.render.editions import build_editions
 from pipeline.steps import asset_of, ensure_views, view_reads
 
 from .resources import AtlasPaths
 
 
-def write_pages(docs: Path, generated: dict[str, str]) -> int:
+def write_pages(docs: Path, generated: dict[str, str]) -> list[str]:
     """Write generated pages; a page whose text is unchanged is left alone (with its old modification time),
-    so an incremental site build re-renders only the pages whose content changed. Returns pages written."""
-    written = 0
+    so an incremental site build re-renders only the pages whose content changed. Returns the pages written."""
+    written = []
     for rel, text in generated.items():
         path = docs / rel
         data = text.encode("utf-8")
@@ -33,7 +33,7 @@ def write_pages(docs: Path, generated: dict[str, str]) -> int:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        written += 1
+        written.append(rel)
     return written
 
 
@@ -105,8 +105,9 @@ def family_asset(module) -> dg.AssetsDefinition:
         with database.get_connection() as con:
             ensure_views(con, family.views)
             generated = render_editions(module, con)
-        n = write_pages(atlas_paths.docs, generated)
-        return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": n})
+        written = write_pages(atlas_paths.docs, generated)
+        atlas_paths.pages_written(written)  # final for this run: an incremental site build may draft them now
+        return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": len(written)})
 
     return _asset
 
@@ -159,7 +160,7 @@ def exports(context, database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Ma
 )
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     # the editions are built at once, each by a process of its own, started and warmed up when the run began
-    # (AtlasPaths starts them)
+    # (AtlasPaths starts them; in a price refresh they have drafted the pages written early)
     results = build_editions(
         atlas_paths.mkdocs_config,
         atlas_paths.docs,
@@ -167,7 +168,7 @@ def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         i18n.LOCALES,
         incremental=atlas_paths.incremental,
         template_cache=paths().cache / "jinja",
-        builders=atlas_paths.take_site_builders(),
+        editions=atlas_paths.take_editions(),
     )
     pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))
     return dg.MaterializeResult(

@@ -190,7 +190,7 @@ class AtlasPaths(dg.ConfigurableResource):
     publish: bool = False
     _root: Any = PrivateAttr(default=None)
     _incremental: bool = PrivateAttr(default=False)
-    _site_builders: Any = PrivateAttr(default=None)
+    _editions: Any = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         if self.publish:
@@ -198,9 +198,9 @@ class AtlasPaths(dg.ConfigurableResource):
         self._start_site_builders(context)
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
-        for builder in (self._site_builders or {}).values():
-            builder.stop()
-        self._site_builders = None
+        if self._editions is not None:
+            self._editions.stop()
+        self._editions = None
         if self.publish:
             self._root = None
             RunGenerations.release(context)
@@ -208,9 +208,10 @@ class AtlasPaths(dg.ConfigurableResource):
     def _start_site_builders(self, context: dg.InitResourceContext) -> None:
         """A run that builds the site starts one MkDocs process per edition as soon as its first step sets these
         paths up: they import MkDocs and load jieba's dictionary on the core the pipeline leaves idle while it
-        ingests, computes and renders, so the site step starts building at once (EditionBuilder)."""
+        ingests, computes and renders, so the site step starts building at once (pipeline/render/editions.py)."""
         from pipeline.render import i18n
-        from pipeline.render.site import EditionBuilder, edition_config
+        from pipeline.render.editions import EditionBuilder, Editions
+        from pipeline.render.site import edition_config
 
         run = context.run
         selection = run.asset_selection if run is not None else None
@@ -218,14 +219,19 @@ class AtlasPaths(dg.ConfigurableResource):
             return  # this run builds no site
         if RunGenerations._finished(context):
             return  # resources built again after the run ended
-        self._site_builders = {
-            locale: EditionBuilder(edition_config(self.mkdocs_config, locale)) for locale in i18n.LOCALES
-        }
+        builders = {locale: EditionBuilder(edition_config(self.mkdocs_config, locale)) for locale in i18n.LOCALES}
+        self._editions = Editions(self.mkdocs_config, i18n.LOCALES, paths().cache / "jinja", builders)
 
-    def take_site_builders(self) -> dict:
-        """The MkDocs processes started for this run's site, each used once (none when none was started)."""
-        builders, self._site_builders = self._site_builders or {}, None
-        return builders
+    def take_editions(self):
+        """The editions' MkDocs processes started for this run's site, used once (None when none was started)."""
+        editions, self._editions = self._editions, None
+        return editions
+
+    def pages_written(self, pages: list[str]) -> None:
+        """Pages a page family wrote (paths in `docs`). In an incremental run the editions draft them while the
+        run renders the other families (Editions.written); a full build renders every page at the end."""
+        if self._editions is not None and self.incremental:
+            self._editions.written(self.docs, self.site, pages)
 
     @property
     def sources(self) -> Path:

@@ -5,6 +5,10 @@ last good site and re-renders only the pages whose Markdown changed since it was
 mode, which compares modification times; unchanged pages are never rewritten, see `write_pages`).
 Dirty mode alone would leave the search index covering only the re-rendered pages, so the previous
 index is kept for every other page and the re-rendered pages' entries replace theirs.
+
+An incremental build need not wait for the last page: each edition's builder (pipeline/render/editions.py) may
+render the pages already written in a draft while the run renders others (`only`: those pages alone, nothing
+the run may still be writing is read, no static file is copied); the final build renders the rest.
 """
 
 from __future__ import annotations
@@ -14,15 +18,11 @@ import json
 import logging
 import os
 import re
-import shutil
-import subprocess
-import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
-from pipeline import process
 
 SEARCH_INDEX = Path("search") / "search_index.json"
 DIRTY_WARNING = "A 'dirty' build is being performed"
@@ -154,10 +154,13 @@ def build_site(
     template_cache: Path | None = None,
     edition: str = "",
     others: tuple[str, ...] = (),
+    only: list[str] | None = None,
 ) -> SiteBuild:
     """Build the site; template_cache keeps the theme's compiled Jinja templates between builds. `edition`: the
     folder of an edition built inside the main site ('zh/'): its address is the site's plus that folder, and
-    the main site's robots.txt names its sitemap. `others`: the folders of the other editions in `docs_dir`."""
+    the main site's robots.txt names its sitemap. `others`: the folders of the other editions in `docs_dir`.
+    `only` (a draft of an incremental build): these pages (paths in `docs_dir`) are re-rendered where changed,
+    nothing else is read or copied; without a complete last site to build on, a draft builds nothing."""
     import warnings
 
     from mkdocs.commands.build import build
@@ -174,6 +177,8 @@ def build_site(
     if incremental and same_frame and index_path.is_file() and pages_all_built(Path(docs_dir), site, others):
         previous = json.loads(index_path.read_text(encoding="utf-8"))
     dirty = previous is not None
+    if only is not None and not dirty:  # a full build would read pages the run is still writing: the final one
+        return SiteBuild(incremental=False, pages_rendered=0, search_entries=0)
 
     cfg = load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir), strict=True)
     if edition and cfg.site_url:
@@ -183,6 +188,14 @@ def build_site(
     rendered: list[str] = []
 
     class _Hooks:
+        def on_files(self, files, config):
+            if only is not None:  # a draft: the listed pages where changed; no other page, no static file
+                listed = set(only)
+                for file in files:
+                    changed = file.is_documentation_page() and file.src_uri in listed and file.is_modified()
+                    file.is_modified = lambda changed=changed: changed  # decided once, before any page is read
+            return files
+
         def on_env(self, env, config, files):
             if template_cache is not None:  # compiled templates are keyed by their source's checksum
                 template_cache.mkdir(parents=True, exist_ok=True)
@@ -236,160 +249,3 @@ def write_crawler_files(site: Path, site_url: str | None, robots: bool = True) -
         return
     for name in ("sitemap.xml", "sitemap.xml.gz", "robots.txt"):
         (site / name).unlink(missing_ok=True)
-
-
-class EditionBuilder:
-    """A process that builds one edition of the site. Started early (a run starts one per edition when it sets up,
-    see pipeline.defs.resources.AtlasPaths), it imports MkDocs and the theme and loads jieba's dictionary on the
-    core the pipeline leaves idle, then waits for its one job: by the time the pages are rendered, the build
-    starts at once. It dies with the process that started it."""
-
-    def __init__(self, config_file: str | Path):
-        self.config_file = str(config_file)
-        command = [sys.executable, "-m", "pipeline.render.site", "--serve", self.config_file]
-        self.process = subprocess.Popen(
-            [*command, "--parent", str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def build(self, **job) -> None:
-        """Send the job (build_site's arguments but the configuration); it starts once the process is ready."""
-        stdin, self.process.stdin = self.process.stdin, None  # communicate() must not write to it again
-        try:
-            stdin.write(json.dumps(job, default=str) + "\n")
-            stdin.close()
-        except BrokenPipeError:  # the process ended before its job: result() tells why
-            pass
-
-    def result(self, what: str) -> SiteBuild:
-        out, err = self.process.communicate()
-        if self.process.returncode != 0:
-            tail = "\n".join(err.strip().splitlines()[-20:])
-            raise RuntimeError(f"{what}'s MkDocs build failed (exit {self.process.returncode}):\n{tail}")
-        return SiteBuild(**json.loads(out.strip().splitlines()[-1]))
-
-    def stop(self) -> None:
-        if self.alive():
-            self.process.kill()
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-            self.process.stdin = None
-        self.process.communicate()
-
-
-def build_editions(
-    config_file: str | Path,
-    docs_dir: str | Path,
-    site_dir: str | Path,
-    locales: tuple[str, ...],
-    incremental: bool = False,
-    template_cache: Path | None = None,
-    builders: dict[str, EditionBuilder] | None = None,
-) -> dict[str, SiteBuild]:
-    """Every edition of the site at once, each by a process of its own (`builders`, started and warmed up earlier,
-    or started now): the first locale's into the site folder, each other edition (`zh/`) into a folder beside it,
-    moved to its place in the site when all are done (a full build of the first edition empties the site folder,
-    so nothing of another edition may sit there while it runs). An incremental build moves the edition's last site
-    out first and builds on it there."""
-    from pipeline.render.i18n import prefix
-
-    site = Path(site_dir)
-    builders = dict(builders or {})
-    staged: dict[str, Path] = {}
-    others = tuple(prefix(locale) for locale in locales[1:])
-    try:
-        for locale in locales:
-            config = edition_config(config_file, locale)
-            if locale not in builders or not builders[locale].alive() or builders[locale].config_file != str(config):
-                builders[locale] = EditionBuilder(config)
-            job = {"incremental": incremental, "template_cache": template_cache, "edition": prefix(locale)}
-            if locale == locales[0]:
-                builders[locale].build(docs_dir=docs_dir, site_dir=site, others=others, **job)
-                continue
-            staged[locale] = site.parent / f".{site.name}-{locale}"
-            shutil.rmtree(staged[locale], ignore_errors=True)
-            if (site / prefix(locale)).is_dir():
-                (site / prefix(locale)).rename(staged[locale])
-            builders[locale].build(docs_dir=Path(docs_dir) / prefix(locale), site_dir=staged[locale], **job)
-        results = {locale: builders[locale].result(f"the {locale} edition") for locale in locales}
-        for locale, staging in staged.items():
-            staging.rename(site / prefix(locale))
-        return results
-    finally:
-        for builder in builders.values():
-            builder.stop()
-        for staging in staged.values():
-            shutil.rmtree(staging, ignore_errors=True)
-
-
-def _die_with(parent: int) -> None:
-    """Have the kernel kill this process when the build that started it dies (Linux), so a build killed mid-way
-    leaves no process writing into its folder while the next build cleans it up."""
-    import ctypes
-    import signal
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the edition's build simply finishes
-        return
-    if os.getppid() != parent:  # the build died before the request was made
-        os._exit(1)
-
-
-def _warm_up() -> None:
-    """What every build of a fresh process pays before its first page: MkDocs, the theme and its plugins, and
-    jieba's dictionary (the search index splits Chinese words, in both editions)."""
-    import mkdocs.commands.build  # noqa: F401
-    import mkdocs.plugins
-
-    mkdocs.plugins.get_plugins()
-    try:
-        import jieba
-    except ImportError:
-        return
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-
-
-def serve(config_file: str) -> None:
-    """An EditionBuilder's process: warm up, read one job from standard input, build, print the SiteBuild as JSON
-    (no job, standard input closed: exit quietly)."""
-    process.start()  # no garbage collection while MkDocs, the theme and jieba load (pipeline/process.py)
-    _warm_up()
-    process.loaded()
-    line = sys.stdin.readline()
-    if not line.strip():
-        return
-    job = json.loads(line)
-    cache, others = job.pop("template_cache"), tuple(job.pop("others", ()))
-    result = build_site(config_file, template_cache=Path(cache) if cache else None, others=others, **job)
-    print(json.dumps(asdict(result)))
-    process.exit_now(0)  # the site is written and closed: end at once (the build waits for this process to end)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """One edition's build in a process of its own, as EditionBuilder runs it."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m pipeline.render.site", description=main.__doc__)
-    parser.add_argument("--serve", metavar="CONFIG_FILE", required=True, help="the edition's MkDocs configuration")
-    parser.add_argument("--parent", type=int, help="the build's process: this one ends with it")
-    args = parser.parse_args(argv)
-    if args.parent:
-        _die_with(args.parent)
-        # it warms up while the build's steps run: at a lower priority, it takes the idle core's time, not theirs
-        # (a refresh took 0.4 s less, medians of 8); while it builds, the build only waits for it
-        os.nice(10)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    serve(args.serve)
-
-
-if __name__ == "__main__":
-    main()

@@ -184,7 +184,7 @@ def editions_project(tmp_path: Path) -> Path:
 
 
 def build_both(root: Path, incremental: bool):
-    from pipeline.render.site import build_editions
+    from pipeline.render.editions import build_editions
 
     return build_editions(root / "mkdocs.yml", root / "docs", root / "site", ("en", "zh"), incremental=incremental)
 
@@ -226,7 +226,7 @@ def test_an_edition_build_dies_with_the_build_that_started_it(tmp_path):
     for i in range(1000):  # enough pages that the edition's build runs for seconds after its parent is killed
         (root / "docs" / "zh" / f"p{i}.md").write_text(f"# 页 {i}\n\n" + "价格表。 " * 400, encoding="utf-8")
     script = (
-        "import sys; from pathlib import Path; from pipeline.render.site import build_editions; "
+        "import sys; from pathlib import Path; from pipeline.render.editions import build_editions; "
         f"r = Path({str(root)!r}); build_editions(r / 'mkdocs.yml', r / 'docs', r / 'site', ('en', 'zh'))"
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.DEVNULL)
@@ -239,7 +239,7 @@ def test_an_edition_build_dies_with_the_build_that_started_it(tmp_path):
                 stat = (proc / "stat").read_text().rsplit(")", 1)[1].split()
             except (OSError, IndexError):
                 continue
-            if b"pipeline.render.site" in cmdline and int(stat[1]) == parent.pid and stat[0] != "Z":
+            if b"pipeline.render.editions" in cmdline and int(stat[1]) == parent.pid and stat[0] != "Z":
                 found.append(int(proc.name))
         return found
 
@@ -278,10 +278,11 @@ def test_a_run_that_builds_the_site_starts_one_warm_builder_per_edition_and_othe
         paths = AtlasPaths(sources_dir="s", handwritten_dir="h", mkdocs_config="mkdocs.yml")
         context = SimpleNamespace(run=SimpleNamespace(asset_selection=selection, run_id=None), instance=None)
         paths._start_site_builders(context)
-        builders = paths.take_site_builders()
-        for builder in builders.values():
-            builder.stop()
-        return builders
+        editions = paths.take_editions()
+        if editions is None:
+            return {}
+        editions.stop()
+        return editions.builders
 
     assert started({dg.AssetKey("raw_prices")}) == {}
     for selection in (None, frozenset(), {dg.AssetKey("raw_prices"), dg.AssetKey("site")}):
@@ -292,7 +293,7 @@ def test_a_run_that_builds_the_site_starts_one_warm_builder_per_edition_and_othe
 
 def test_an_edition_builder_runs_below_the_build_s_priority(tmp_path):
     """It warms up while the build's steps run: at a lower priority, so it takes the idle core, not the steps'."""
-    from pipeline.render.site import EditionBuilder
+    from pipeline.render.editions import EditionBuilder
 
     root = editions_project(tmp_path)
     builder = EditionBuilder(root / "mkdocs.yml")
@@ -307,3 +308,97 @@ def test_an_edition_builder_runs_below_the_build_s_priority(tmp_path):
         assert niceness == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
     finally:
         builder.stop()
+
+
+def age(site: Path) -> None:
+    """The built site as a run finds it: newer than its pages, older than every page the run writes (a run writes
+    each page once, and a draft's pages are then newer than their Markdown)."""
+    for folder, before in ((site.parent / "docs", time.time() - 200), (site, time.time() - 100)):
+        for path in folder.rglob("*"):
+            os.utime(path, (before, before))
+
+
+def write_now(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def test_a_draft_renders_only_its_pages_and_copies_no_file_the_run_may_still_write(tmp_path):
+    """A draft (`only`) runs while the run still writes other pages and files: it reads none of them."""
+    root = project(tmp_path)
+    (root / "docs" / "offers.json").write_text('{"h100": 2.0}', encoding="utf-8")
+    build(root, incremental=False)
+    age(root / "site")
+    home = (root / "site" / "index.html").read_bytes()
+    write_now(root / "docs" / "prices.md", "# Prices\n\nH100 costs $2.50.\n")
+    write_now(root / "docs" / "index.md", "# Home\n\nSpecs moved.\n")  # written after the draft was asked for
+    write_now(root / "docs" / "offers.json", '{"h100": 2.5}')
+    draft = build_site(root / "mkdocs.yml", root / "docs", root / "site", incremental=True, only=["prices.md"])
+    assert draft.incremental and draft.pages_rendered == 1
+    assert "$2.50" in (root / "site" / "prices" / "index.html").read_text(encoding="utf-8")
+    assert (root / "site" / "index.html").read_bytes() == home
+    assert (root / "site" / "offers.json").read_text(encoding="utf-8") == '{"h100": 2.0}'
+    texts = " ".join(search_texts(root).values())
+    assert "$2.50" in texts and "Specs stay put" in texts
+    # the last build renders what the draft left, and no page twice
+    final = build(root, incremental=True)
+    assert final.incremental and final.pages_rendered == 1
+    assert "Specs moved" in (root / "site" / "index.html").read_text(encoding="utf-8")
+    assert (root / "site" / "offers.json").read_text(encoding="utf-8") == '{"h100": 2.5}'
+    texts = " ".join(search_texts(root).values())
+    assert "$2.50" in texts and "Specs moved" in texts and "Specs stay put" not in texts
+
+
+def test_a_draft_without_a_whole_last_site_builds_nothing(tmp_path):
+    root = project(tmp_path)
+    draft = build_site(root / "mkdocs.yml", root / "docs", root / "site", incremental=True, only=["prices.md"])
+    assert draft.pages_rendered == 0 and not (root / "site").exists()
+    build(root, incremental=False)
+    (root / "docs" / "changes.md").write_text("# What changed\n", encoding="utf-8")  # a new page: a full build
+    draft = build_site(root / "mkdocs.yml", root / "docs", root / "site", incremental=True, only=["changes.md"])
+    assert draft.pages_rendered == 0 and not (root / "site" / "changes").exists()
+
+
+def test_each_edition_drafts_its_pages_while_the_run_writes_others(tmp_path, monkeypatch):
+    from pipeline.render import editions as E
+
+    root = editions_project(tmp_path)
+    build_both(root, incremental=False)
+    age(root / "site")
+    monkeypatch.setattr(E, "DRAFT_BYTES", 1)  # every page written is worth a draft here
+    run = E.Editions(root / "mkdocs.yml", ("en", "zh"))
+    try:
+        write_now(root / "docs" / "prices.md", "# Prices\n\nH100 costs $2.50.\n")
+        write_now(root / "docs" / "zh" / "prices.md", "# 价格\n\nH100 每小时 $2.50。\n")
+        run.written(root / "docs", root / "site", ["prices.md", "zh/prices.md", "api/offers.json"])
+        assert run.pending == [] and not (root / "site" / "zh").exists()  # the zh site is moved out to build on
+        write_now(root / "docs" / "zh" / "index.md", "# 首页\n\n规格变了。\n")  # written later in the run
+        results = run.build(root / "docs", root / "site", incremental=True)
+    finally:
+        run.stop()
+    # each edition: its draft's page and the page written after it, each rendered once
+    assert {k: (v.incremental, v.pages_rendered) for k, v in results.items()} == {"en": (True, 1), "zh": (True, 2)}
+    site = root / "site"
+    assert "$2.50" in (site / "prices" / "index.html").read_text(encoding="utf-8")
+    assert "$2.50" in (site / "zh" / "prices" / "index.html").read_text(encoding="utf-8")
+    assert "规格变了" in (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
+
+
+def test_a_failing_draft_fails_the_build_with_its_message(tmp_path, monkeypatch):
+    import pytest
+
+    from pipeline.render import editions as E
+
+    root = editions_project(tmp_path)
+    build_both(root, incremental=False)
+    age(root / "site")
+    monkeypatch.setattr(E, "DRAFT_BYTES", 1)
+    run = E.Editions(root / "mkdocs.yml", ("en", "zh"))
+    try:
+        write_now(root / "docs" / "zh" / "prices.md", "# 价格\n\n[缺失](missing.md)\n")
+        run.written(root / "docs", root / "site", ["zh/prices.md"])
+        with pytest.raises(RuntimeError, match=r"(?s)the zh edition's MkDocs build failed.*missing\.md"):
+            run.build(root / "docs", root / "site", incremental=True)
+    finally:
+        run.stop()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
