@@ -103,11 +103,16 @@ class Editions:
         self.builders = dict(builders or {})
         self.staged: dict[str, Path] = {}
         self.pending: list[str] = []  # pages written and not yet drafted
+        self.drafted: set[str] = set()  # editions whose builder has drafted: it alone may finish the build
         self._folders: dict[str, tuple[Path, Path]] | None = None
 
     def _builder(self, locale: str) -> EditionBuilder:
+        """The edition's builder; one that has ended is replaced, unless it drafted (its result tells why it ended:
+        a draft that failed fails the build)."""
         config = edition_config(self.config_file, locale)
         builder = self.builders.get(locale)
+        if locale in self.drafted:
+            return builder
         if builder is None or not builder.alive() or builder.config_file != str(config):
             builder = self.builders[locale] = EditionBuilder(config)
         return builder
@@ -155,6 +160,7 @@ class Editions:
                 only = [page for page in self.pending if not page.startswith(others)]
             if only:
                 self._builder(locale).draft(**self._job(locale, docs_dir, site_dir, True), only=only)
+                self.drafted.add(locale)
         self.pending = []
 
     def build(self, docs_dir: str | Path, site_dir: str | Path, incremental: bool = False) -> dict[str, SiteBuild]:

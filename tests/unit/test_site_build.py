@@ -397,6 +397,7 @@ def test_a_failing_draft_fails_the_build_with_its_message(tmp_path, monkeypatch)
     try:
         write_now(root / "docs" / "zh" / "prices.md", "# 价格\n\n[缺失](missing.md)\n")
         run.written(root / "docs", root / "site", ["zh/prices.md"])
+        run.builders["zh"].process.wait(timeout=60)  # the draft failed and its process ended before the last job
         with pytest.raises(RuntimeError, match=r"(?s)the zh edition's MkDocs build failed.*missing\.md"):
             run.build(root / "docs", root / "site", incremental=True)
     finally:
