@@ -16,7 +16,7 @@ from pipeline.contract import DATABASE_FILE, VIEW_KEYS, VIEWS, view_files
 from pipeline.db import path_literal
 from pipeline.render import i18n
 from pipeline.render.family import RENDER_DIR, Family, render_editions
-from pipeline.render.editions import build_editions
+from pipeline.render.editions import build_editions, template_cache
 from pipeline.steps import asset_of, ensure_views, view_reads
 
 from .resources import AtlasPaths
@@ -167,7 +167,7 @@ def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         atlas_paths.site,
         i18n.LOCALES,
         incremental=atlas_paths.incremental,
-        template_cache=paths().cache / "jinja",
+        template_cache=template_cache(),
         editions=atlas_paths.take_editions(),
     )
     pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))

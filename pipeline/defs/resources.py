@@ -210,7 +210,7 @@ class AtlasPaths(dg.ConfigurableResource):
         paths up: they import MkDocs and load jieba's dictionary on the core the pipeline leaves idle while it
         ingests, computes and renders, so the site step starts building at once (pipeline/render/editions.py)."""
         from pipeline.render import i18n
-        from pipeline.render.editions import EditionBuilder, Editions
+        from pipeline.render.editions import EditionBuilder, Editions, template_cache
         from pipeline.render.site import edition_config
 
         run = context.run
@@ -220,7 +220,7 @@ class AtlasPaths(dg.ConfigurableResource):
         if RunGenerations._finished(context):
             return  # resources built again after the run ended
         builders = {locale: EditionBuilder(edition_config(self.mkdocs_config, locale)) for locale in i18n.LOCALES}
-        self._editions = Editions(self.mkdocs_config, i18n.LOCALES, paths().cache / "jinja", builders)
+        self._editions = Editions(self.mkdocs_config, i18n.LOCALES, template_cache(), builders)
 
     def take_editions(self):
         """The editions' MkDocs processes started for this run's site, used once (None when none was started)."""

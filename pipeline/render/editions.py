@@ -25,6 +25,13 @@ RESULT = "site-build: "  # the line an edition's process prints for each build i
 DRAFT_BYTES = 256_000
 
 
+def template_cache() -> Path:
+    """Where the theme's compiled templates are kept between builds (keyed by their source's checksum)."""
+    from pipeline.config import paths
+
+    return paths().cache / "jinja"
+
+
 class EditionBuilder:
     """A process that builds one edition of the site. Started early (a run starts one per edition when it sets up,
     see pipeline.defs.resources.AtlasPaths), it imports MkDocs and the theme and loads jieba's dictionary on the
