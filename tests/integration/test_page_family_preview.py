@@ -25,3 +25,18 @@ def test_a_changed_page_shows_as_a_diff(tmp_path):
     diffs = differences({"models.md": "# Models\n\nnew line\n", "new.md": "x\n"}, tmp_path)
     assert set(diffs) == {"models.md", "new.md"}
     assert "-old line" in diffs["models.md"] and "+new line" in diffs["models.md"]
+
+
+def test_each_page_has_one_writer(db):
+    """No two families write the same file, and none writes over a hand-written page: a run writes each page once,
+    which lets a refresh's editions draft a family's pages while the others render (pipeline/render/editions.py)."""
+    from pipeline.config import paths
+
+    written: dict[str, str] = {}
+    handwritten = {p.relative_to(paths().handwritten).as_posix() for p in paths().handwritten.rglob("*") if p.is_file()}
+    for module in family_modules():
+        for page in module.render(db):
+            assert page not in written, f"{page}: written by {written[page]} and {module.FAMILY.name}"
+            assert page not in handwritten, f"{page}: a hand-written page, overwritten by {module.FAMILY.name}"
+            written[page] = module.FAMILY.name
+    assert len(written) > 100
