@@ -210,8 +210,7 @@ class AtlasPaths(dg.ConfigurableResource):
         paths up: they import MkDocs and load jieba's dictionary on the core the pipeline leaves idle while it
         ingests, computes and renders, so the site step starts building at once (pipeline/render/editions.py)."""
         from pipeline.render import i18n
-        from pipeline.render.editions import EditionBuilder, Editions, template_cache
-        from pipeline.render.site import edition_config
+        from pipeline.render.editions import Editions, template_cache
 
         run = context.run
         selection = run.asset_selection if run is not None else None
@@ -219,8 +218,7 @@ class AtlasPaths(dg.ConfigurableResource):
             return  # this run builds no site
         if RunGenerations._finished(context):
             return  # resources built again after the run ended
-        builders = {locale: EditionBuilder(edition_config(self.mkdocs_config, locale)) for locale in i18n.LOCALES}
-        self._editions = Editions(self.mkdocs_config, i18n.LOCALES, template_cache(), builders)
+        self._editions = Editions(self.mkdocs_config, i18n.LOCALES, template_cache()).start()
 
     def take_editions(self):
         """The editions' MkDocs processes started for this run's site, used once (None when none was started)."""

@@ -90,8 +90,8 @@ class EditionBuilder:
 
 
 class Editions:
-    """Every edition's build in one run, each by a process of its own (an EditionBuilder, started and warmed up
-    when the run set up, or started when first needed): the first locale's into the site folder, each other
+    """Every edition's build in one run, each by a process of its own (an EditionBuilder, started by `start` to warm
+    up while the run renders, or when first needed): the first locale's into the site folder, each other
     edition (`zh/`) into a folder beside it, moved to its place in the site when all are done (a full build of the
     first edition empties the site folder, so nothing of another edition may sit there while it runs). An
     incremental build moves the edition's last site out first and builds on it there, in drafts while the run
@@ -102,16 +102,21 @@ class Editions:
         config_file: str | Path,
         locales: tuple[str, ...],
         template_cache: Path | None = None,
-        builders: dict[str, EditionBuilder] | None = None,
     ):
         self.config_file = config_file
         self.locales = tuple(locales)
         self.template_cache = template_cache
-        self.builders = dict(builders or {})
+        self.builders: dict[str, EditionBuilder] = {}
         self.staged: dict[str, Path] = {}
         self.pending: list[str] = []  # pages written and not yet drafted
         self.drafted: set[str] = set()  # editions whose builder has drafted: it alone may finish the build
         self._folders: dict[str, tuple[Path, Path]] | None = None
+
+    def start(self) -> "Editions":
+        """Start every edition's builder now, to warm up while the run renders its pages."""
+        for locale in self.locales:
+            self._builder(locale)
+        return self
 
     def _builder(self, locale: str) -> EditionBuilder:
         """The edition's builder; one that has ended is replaced, unless it drafted (its result tells why it ended:

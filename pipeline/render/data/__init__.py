@@ -64,7 +64,6 @@ def context(columns: pd.DataFrame, counts: dict[str, int], files: list[str]) -> 
                 "name": view,
                 # the view's section in the reference (a view's name is ours, letters and '_': no escape needed)
                 "anchor": Markup(view),
-                "href": Markup(f"views.md#{view}"),
                 "grain": grain,
                 "holds": holds,
                 "rows": counts[view],
