@@ -11,7 +11,7 @@ from . import process
 from .config import paths
 from .plan import DEFAULTS as PLAN_DEFAULTS
 from .plan import SERVE_PRECISIONS
-from .schemas import ENGINE_FORMATS
+from .fit import SERVING_FORMATS as FIT_FORMATS
 
 app = typer.Typer(
     add_completion=False,
@@ -171,11 +171,6 @@ class KvPrecision(str, Enum):
     fp8 = "fp8"
 
 
-SERVING_FORMATS = [*ENGINE_FORMATS, "q8_0", "q4_0", "q4_k_m", "fp32"]
-# the weight format each training method keeps its frozen or trained weights in
-TRAINING_FORMATS = {"full": "bf16", "lora": "bf16", "qlora": "nf4"}
-
-
 def _built_database():
     """The built database, or exit 1 saying how to build it."""
     db = paths().database
@@ -196,7 +191,7 @@ def fit_command(
     precision: str | None = typer.Option(
         None,
         help="inference weight format: "
-        + ", ".join(SERVING_FORMATS)
+        + ", ".join(FIT_FORMATS)
         + " (default bf16); training methods fix their own (full, lora: bf16; "
         "qlora: nf4)",
     ),
@@ -211,26 +206,22 @@ def fit_command(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Which GPUs fit one model and setting, how many are needed, and the memory breakdown."""
-    from .fit import fit, resolve_model
+    from .fit import FitInputError, fit, fit_inputs, resolve_model
 
     db = _built_database()
-    if workload is Workload.inference:
-        if method is not Method.lora or recompute is not Recompute.full:
-            _fail("--method/--recompute", "they apply to --workload training only")
-        precision = (precision or "bf16").lower()
-        if precision not in SERVING_FORMATS:
-            _fail("--precision", f"{precision!r} is not a serving weight format; valid: {', '.join(SERVING_FORMATS)}")
-    else:
-        wanted = TRAINING_FORMATS[method.value]
-        if precision is not None and precision.lower() != wanted:
-            _fail(
-                "--precision",
-                f"{method.value} training keeps its weights in {wanted}; omit --precision "
-                f"(valid methods and their formats: "
-                + ", ".join(f"{k} {v}" for k, v in TRAINING_FORMATS.items())
-                + ")",
-            )
-        precision = wanted
+    inference = workload is Workload.inference
+    try:
+        precision, _, _ = fit_inputs(
+            workload.value,
+            precision,
+            context,
+            batch,
+            kv_precision.value,
+            None if inference and method is Method.lora else method.value,
+            None if inference and recompute is Recompute.full else recompute.value,
+        )
+    except FitInputError as exc:
+        _fail(exc.option, exc.message)
     try:
         model_id = resolve_model(db, model)
         result = fit(
@@ -282,32 +273,38 @@ def mcp_command() -> None:
 @app.command("plan")
 def plan_command(
     model: str = typer.Option(..., "--model", help="model_id, e.g. llama-3.3-70b"),
-    workload: str = typer.Option("serve", help="serve, full, lora, qlora or pretrain"),
+    workload: str = typer.Option(PLAN_DEFAULTS["workload"], help="serve, full, lora, qlora or pretrain"),
     precision: str = typer.Option(
         PLAN_DEFAULTS["precision"],
         help="serving weights: "
         + ", ".join(SERVE_PRECISIONS)
         + " (native: as the model's official checkpoint ships them)",
     ),
-    kv_precision: str = typer.Option("bf16", "--kv-precision", help="serving KV cache: bf16 or fp8"),
+    kv_precision: str = typer.Option(
+        PLAN_DEFAULTS["kv_precision"], "--kv-precision", help="serving KV cache: bf16 or fp8"
+    ),
     context: int = typer.Option(
         None,
         help="serving context tokens a request may reach (default: 8,192, or "
         "input + output if longer; at most the model's)",
     ),
-    users: int = typer.Option(1, help="serving: concurrent users (1 to 4,096)"),
-    input_tokens: int = typer.Option(2000, "--input-tokens", help="serving: prompt tokens per request"),
-    output_tokens: int = typer.Option(500, "--output-tokens", help="serving: answer tokens per request"),
+    users: int = typer.Option(PLAN_DEFAULTS["users"], help="serving: concurrent users (1 to 4,096)"),
+    input_tokens: int = typer.Option(
+        PLAN_DEFAULTS["input_tokens"], "--input-tokens", help="serving: prompt tokens per request"
+    ),
+    output_tokens: int = typer.Option(
+        PLAN_DEFAULTS["output_tokens"], "--output-tokens", help="serving: answer tokens per request"
+    ),
     min_tokens_per_user: float = typer.Option(
         None, "--min-tokens-per-user", help="serving: keep options giving each user at least this many output tokens/s"
     ),
     max_ttft: float = typer.Option(
         None, "--max-ttft", help="serving: keep options whose time to first token is at most this many seconds"
     ),
-    engine: str = typer.Option("vllm-sglang", help="serving engine family: vllm-sglang or tensorrt-llm"),
+    engine: str = typer.Option(PLAN_DEFAULTS["engine"], help="serving engine family: vllm-sglang or tensorrt-llm"),
     tokens: float = typer.Option(None, help="training: tokens to train on (default 1e9; pretrain: 20 per parameter)"),
-    tier: str = typer.Option("on-demand", help="pricing tier: on-demand, spot, reserved or any"),
-    limit: int = typer.Option(10, help="options to show"),
+    tier: str = typer.Option(PLAN_DEFAULTS["tier"], help="pricing tier: on-demand, spot, reserved or any"),
+    limit: int = typer.Option(10, help="options to show (1 to 1,000)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Ranked deployments one can rent (GPU x machine x provider x tier) with fit, speed and cost: the Planner's SQL."""

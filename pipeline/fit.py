@@ -8,9 +8,67 @@ from pathlib import Path
 import duckdb
 
 from .db import create_table_from_sql, path_literal
+from .schemas import ENGINE_FORMATS
 from .steps import define_macros
 
 PARTS = ["weights_gb", "kv_cache_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb"]
+# the inputs `fit` takes, declared once for the command line and the MCP server
+WORKLOADS = ("inference", "training")
+SERVING_FORMATS = (*ENGINE_FORMATS, "q8_0", "q4_0", "q4_k_m", "fp32")
+# the weight format each training method keeps its frozen or trained weights in
+TRAINING_FORMATS = {"full": "bf16", "lora": "bf16", "qlora": "nf4"}
+KV_PRECISIONS = ("bf16", "fp8")
+RECOMPUTE = ("none", "selective", "full")
+LIMITS = {"context": (1, 10_000_000), "batch": (1, 65_536)}
+
+
+class FitInputError(ValueError):
+    """An input `fit` does not take; `option` names the command-line option."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(f"Invalid value for {option}: {message}")
+        self.option, self.message = option, message
+
+
+def fit_inputs(
+    workload: str,
+    precision: str | None,
+    context: int,
+    batch: int,
+    kv_precision: str = "bf16",
+    method: str | None = None,
+    recompute: str | None = None,
+) -> tuple[str, str, str]:
+    """(precision, method, recompute) with their defaults, or FitInputError naming the first input `fit` refuses."""
+
+    def one_of(option: str, value, valid) -> None:
+        if value not in valid:
+            raise FitInputError(option, f"must be one of {', '.join(valid)} (got {value!r})")
+
+    one_of("--workload", workload, WORKLOADS)
+    for option, value in (("--context", context), ("--batch", batch)):
+        low, high = LIMITS[option[2:]]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise FitInputError(option, f"must be a whole number from {low:,} to {high:,} (got {value!r})")
+    one_of("--kv-precision", kv_precision, KV_PRECISIONS)
+    if workload == "inference":
+        if method not in (None, "lora") or recompute not in (None, "full"):
+            raise FitInputError("--method/--recompute", "they apply to --workload training only")
+        precision = (precision or "bf16").lower()
+        one_of("--precision", precision, SERVING_FORMATS)
+        return precision, "lora", "full"
+    method, recompute = method or "lora", recompute or "full"
+    one_of("--method", method, tuple(TRAINING_FORMATS))
+    one_of("--recompute", recompute, RECOMPUTE)
+    wanted = TRAINING_FORMATS[method]
+    if precision is not None and precision.lower() != wanted:
+        raise FitInputError(
+            "--precision",
+            f"{method} training keeps its weights in {wanted}; omit --precision (valid methods and their formats: "
+            + ", ".join(f"{k} {v}" for k, v in TRAINING_FORMATS.items())
+            + ")",
+        )
+    return wanted, method, recompute
 
 
 def resolve_model(database: Path, model: str) -> str:

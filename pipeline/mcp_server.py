@@ -1,13 +1,15 @@
 """`gpu-atlas mcp`: the built database for assistants, over the Model Context Protocol (stdio).
 
 Read-only on the DuckDB file of the current build. Six tools answer the questions the site answers (plan, fit,
-compare_gpus, gpu, prices) plus `sql` on the public views, with a row limit and a time limit. Every answer carries
-the sources its figures come from and their dates, so an assistant can say what each number is."""
+compare_gpus, gpu, prices) plus `sql`: one SELECT over the public views, checked before it runs and run in a process
+of its own on a copy the server owns (pipeline/mcp_sql.py). Every tool takes the inputs the command line takes, with
+its defaults and limits (pipeline/plan.py, pipeline/fit.py), and refuses a bad one with the same message. Every
+answer carries the sources its figures come from and their dates, so an assistant can say what each number is."""
 
 from __future__ import annotations
 
+import atexit
 import functools
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +18,13 @@ import duckdb
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from . import mcp_sql
+from .contract import VIEWS
 from .fit import fit as fit_model
-from .fit import resolve_model
-from .plan import Question, _plain
+from .fit import fit_inputs, resolve_model
+from .plan import DEFAULTS, Question, _plain
 from .plan import plan as plan_question
 
-SQL_ROW_LIMIT = 200
-SQL_SECONDS = 10.0
 INSTRUCTIONS = (
     "GPU Atlas: GPU specifications (dense figures, per GPU module), cloud prices (the price picks every page uses, "
     "each with provider, tier, observed date and source), LLM configs, and estimates (bounds and expectations) "
@@ -58,40 +60,16 @@ class Atlas:
         self.database = Path(database)
         if not self.database.exists():
             raise FileNotFoundError(f"no database at {self.database}: run `make build` first")
+        # what `sql` reads: the public views, copied into a file of the server's own (made on the first query)
+        self.public = mcp_sql.PublicCopy(self.database, list(VIEWS))
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         return duckdb.connect(str(self.database), read_only=True)
 
-    def plan(
-        self,
-        model: str,
-        users: int = 1,
-        input_tokens: int = 2000,
-        output_tokens: int = 500,
-        precision: str = "native",
-        kv_precision: str = "bf16",
-        context: int | None = None,
-        min_tokens_per_user: float | None = None,
-        max_ttft_s: float | None = None,
-        tier: str = "on-demand",
-        engine: str = "vllm-sglang",
-        limit: int = 10,
-    ) -> dict[str, Any]:
-        model_id = resolve_model(self.database, model)
-        question = Question(
-            model=model_id,
-            precision=precision,
-            kv_precision=kv_precision,
-            context=context,
-            users=users,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            tier=tier,
-            engine=engine,
-            min_tokens_per_user=min_tokens_per_user,
-            max_ttft_s=max_ttft_s,
-        )
-        answer = plan_question(self.database, question, limit=max(1, min(limit, 50)))
+    def plan(self, question: Question, limit: int = 10) -> dict[str, Any]:
+        model_id = resolve_model(self.database, question.model)
+        question = Question(**{**question.__dict__, "model": model_id})
+        answer = plan_question(self.database, question, limit=limit)
         with self.connect() as con:
             model_docs = con.execute(
                 "select source_id, params_source_id from models where model_id = ?", [model_id]
@@ -113,10 +91,21 @@ class Atlas:
         return answer
 
     def fit(
-        self, model: str, precision: str = "bf16", context: int = 4096, batch: int = 1, kv_precision: str = "bf16"
+        self,
+        model: str,
+        precision: str | None = None,
+        context: int = 4096,
+        batch: int = 1,
+        kv_precision: str = "bf16",
+        workload: str = "inference",
+        method: str | None = None,
+        recompute: str | None = None,
     ) -> dict[str, Any]:
+        precision, method, recompute = fit_inputs(workload, precision, context, batch, kv_precision, method, recompute)
         model_id = resolve_model(self.database, model)
-        result = fit_model(self.database, model_id, "inference", precision, context, batch, kv_precision)
+        result = fit_model(
+            self.database, model_id, workload, precision, context, batch, kv_precision, method, recompute
+        )
         with self.connect() as con:
             result["sources"] = _sources(
                 con,
@@ -228,34 +217,13 @@ class Atlas:
             }
 
     def sql(self, query: str) -> dict[str, Any]:
-        """A read-only query, at most SQL_ROW_LIMIT rows, interrupted after SQL_SECONDS."""
-        con = self.connect()
-        # no files read or written beyond the database, and no setting changed back
-        con.execute("set enable_external_access = false")
-        con.execute("set lock_configuration = true")
-        timer = threading.Timer(SQL_SECONDS, con.interrupt)
-        timer.start()
-        try:
-            cur = con.execute(query)
-            if cur.description is None:
-                return {"columns": [], "rows": [], "truncated": False}
-            cols = [d[0] for d in cur.description]
-            rows = cur.fetchmany(SQL_ROW_LIMIT + 1)
-        except duckdb.InterruptException as exc:
-            raise ValueError(f"the query ran longer than {SQL_SECONDS:g} s and was stopped") from exc
-        finally:
-            timer.cancel()
-            con.close()
-        return {
-            "columns": cols,
-            "rows": [[_plain(v) for v in r] for r in rows[:SQL_ROW_LIMIT]],
-            "truncated": len(rows) > SQL_ROW_LIMIT,
-            "row_limit": SQL_ROW_LIMIT,
-        }
+        """One SELECT over the public views, checked and run on the server's copy in a process of its own."""
+        return mcp_sql.run(self.public.path(), query)
 
 
 def build_server(database: Path) -> MCPServer:
     atlas = Atlas(database)
+    atexit.register(atlas.public.remove)
     server = MCPServer("gpu-atlas", instructions=INSTRUCTIONS)
 
     def tool(fn):
@@ -274,43 +242,57 @@ def build_server(database: Path) -> MCPServer:
     @tool
     def plan(
         model: str,
-        users: int = 1,
-        input_tokens: int = 2000,
-        output_tokens: int = 500,
-        precision: str = "native",
-        kv_precision: str = "bf16",
+        workload: str = DEFAULTS["workload"],
+        users: int = DEFAULTS["users"],
+        input_tokens: int = DEFAULTS["input_tokens"],
+        output_tokens: int = DEFAULTS["output_tokens"],
+        precision: str = DEFAULTS["precision"],
+        kv_precision: str = DEFAULTS["kv_precision"],
         context: int | None = None,
-        min_tokens_per_user: float | None = None,
-        max_ttft_s: float | None = None,
-        tier: str = "on-demand",
-        engine: str = "vllm-sglang",
+        min_tokens_per_user: float | None = DEFAULTS["min_tokens_per_user"],
+        max_ttft_s: float | None = DEFAULTS["max_ttft_s"],
+        tier: str = DEFAULTS["tier"],
+        engine: str = DEFAULTS["engine"],
+        tokens: float | None = DEFAULTS["tokens"],
         limit: int = 10,
     ) -> dict[str, Any]:
-        """Ranked deployments one can rent to serve a model: GPU, machine, provider, tier, $/hour, expected
-        tokens/s per user, time to first token and $ per million input and output tokens. precision: native (as
-        the checkpoint ships), bf16, fp8, int8, int4, nvfp4, mxfp4; kv_precision: bf16 or fp8; tier: on-demand,
-        spot, reserved or any; engine: vllm-sglang or tensorrt-llm."""
-        return atlas.plan(
-            model,
-            users,
-            input_tokens,
-            output_tokens,
-            precision,
-            kv_precision,
-            context,
-            min_tokens_per_user,
-            max_ttft_s,
-            tier,
-            engine,
-            limit,
+        """Ranked deployments one can rent to serve or train a model: GPU, machine, provider, tier, $/hour, expected
+        tokens/s per user, time to first token and $ per million input and output tokens (serve), or hours and $
+        per job (training). workload: serve, full, lora, qlora or pretrain; precision: native (as the checkpoint
+        ships), bf16, fp8, int8, int4, nvfp4, mxfp4; kv_precision: bf16 or fp8; tier: on-demand, spot, reserved or
+        any; engine: vllm-sglang or tensorrt-llm; tokens: a training job's tokens; limit: 1 to 1,000 options."""
+        question = Question(
+            model=model,
+            workload=workload,
+            precision=precision,
+            kv_precision=kv_precision,
+            context=context,
+            users=users,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            tier=tier,
+            engine=engine,
+            min_tokens_per_user=min_tokens_per_user,
+            max_ttft_s=max_ttft_s,
+            tokens=tokens,
         )
+        return atlas.plan(question, limit)
 
     @tool
     def fit(
-        model: str, precision: str = "bf16", context: int = 4096, batch: int = 1, kv_precision: str = "bf16"
+        model: str,
+        precision: str | None = None,
+        context: int = 4096,
+        batch: int = 1,
+        kv_precision: str = "bf16",
+        workload: str = "inference",
+        method: str | None = None,
+        recompute: str | None = None,
     ) -> dict[str, Any]:
-        """Which GPUs hold one model for inference, how many each needs, and the memory breakdown in GB."""
-        return atlas.fit(model, precision, context, batch, kv_precision)
+        """Which GPUs hold one model, how many each needs, and the memory breakdown in GB. workload: inference or
+        training; precision (inference): bf16 (default), fp8, int8, int4, ...; context and batch: at least 1;
+        method (training): full, lora (default) or qlora; recompute (training): none, selective or full."""
+        return atlas.fit(model, precision, context, batch, kv_precision, workload, method, recompute)
 
     @tool
     def gpu(gpu_id: str) -> dict[str, Any]:
@@ -330,9 +312,10 @@ def build_server(database: Path) -> MCPServer:
 
     @tool
     def sql(query: str) -> dict[str, Any]:
-        """A read-only SQL query (DuckDB) on the public views (gpus, models, price_picks, price_offers,
+        """One SELECT (DuckDB SQL) over the public views (gpus, models, price_picks, price_offers,
         inference_estimates, vram_fit, serving_models, serving_gpus, rentable_machines, sources, parameters, ...;
-        information_schema lists them); at most 200 rows, stopped after 10 seconds."""
+        information_schema lists them). Anything else (writes, COPY, ATTACH, CALL, PRAGMA, SET, files, internal
+        tables, several statements) is refused with the reason; at most 200 rows and 1 MB, stopped after 10 s."""
         return atlas.sql(query)
 
     return server

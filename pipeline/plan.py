@@ -41,6 +41,7 @@ LIMITS = {
     "min_tokens_per_user": (0.1, 10_000),
     "max_ttft_s": (0.001, 3600),
     "tokens": (1e6, 1e14),
+    "limit": (1, 1000),
 }
 DEFAULTS = {
     "model": "llama-3.3-70b",
@@ -84,19 +85,21 @@ class PlanInputError(ValueError):
 
 @dataclass(frozen=True)
 class Question:
+    """A Planner question; every default is DEFAULTS' (the page, the CLI and the MCP server take theirs from here)."""
+
     model: str
-    workload: str = "serve"
-    precision: str = "native"
-    kv_precision: str = "bf16"
+    workload: str = DEFAULTS["workload"]
+    precision: str = DEFAULTS["precision"]
+    kv_precision: str = DEFAULTS["kv_precision"]
     context: int | None = None
-    users: int = 1
-    input_tokens: int = 2000
-    output_tokens: int = 500
-    tier: str = "on-demand"
-    engine: str = "vllm-sglang"
-    min_tokens_per_user: float | None = None
-    max_ttft_s: float | None = None
-    tokens: float | None = None
+    users: int = DEFAULTS["users"]
+    input_tokens: int = DEFAULTS["input_tokens"]
+    output_tokens: int = DEFAULTS["output_tokens"]
+    tier: str = DEFAULTS["tier"]
+    engine: str = DEFAULTS["engine"]
+    min_tokens_per_user: float | None = DEFAULTS["min_tokens_per_user"]
+    max_ttft_s: float | None = DEFAULTS["max_ttft_s"]
+    tokens: float | None = DEFAULTS["tokens"]
 
     def scenario(self) -> dict:
         serve = self.workload == "serve"
@@ -194,11 +197,28 @@ def max_contexts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return dict(con.execute("select model_id, max_context from models order by 1").fetchall())
 
 
+def applicable_formats(con: duckdb.DuckDBPyConnection, model: str) -> list[str]:
+    """The serving weight formats that apply to a model (`mxfp4-moe` only to a model with experts)."""
+    return [
+        r[0] for r in con.execute("select format from serving_models where model_id = ? order by 1", [model]).fetchall()
+    ]
+
+
 def plan(database, question: Question, limit: int | None = 20) -> dict:
-    """One question against the built database: the ranked options as plain data."""
+    """One question against the built database: the ranked options as plain data (PlanInputError naming the
+    option for a question out of range)."""
+    if limit is not None:
+        _in_range("limit", limit, *LIMITS["limit"])
     con = duckdb.connect(str(database), read_only=True)
     try:
         q = validate(question, max_contexts(con))
+        if q.workload == "serve" and q.precision not in (formats := applicable_formats(con, q.model)):
+            raise PlanInputError(
+                "--precision",
+                f"the format {q.precision!r} does not apply to {q.model} "
+                f"({'a dense model: it stores MoE experts' if q.precision.endswith('-moe') else 'no such checkpoint'}); "
+                f"formats for this model: {', '.join(formats)}",
+            )
         options = plan_options(con, pd.DataFrame([q.scenario()]))
         # the weight format the answer uses: the one asked for, or the checkpoint's own for `native`
         found = con.execute(

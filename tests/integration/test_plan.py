@@ -77,14 +77,14 @@ def test_the_issue_question_gets_ranked_rentable_options(built_site):
 
 
 def test_a_speed_target_removes_the_slower_options(built_site):
-    every = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--json", "--limit", "0").stdout)["options"]
+    every = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--json", "--limit", "1000").stdout)["options"]
     fast = json.loads(
-        cli(built_site["db"], *ISSUE_QUESTION, "--min-tokens-per-user", "30", "--json", "--limit", "0").stdout
+        cli(built_site["db"], *ISSUE_QUESTION, "--min-tokens-per-user", "30", "--json", "--limit", "1000").stdout
     )["options"]
     assert fast and len(fast) < len(every)
     assert min(o["expected_tokens_per_s_per_user"] for o in fast) >= 30
     assert any(o["expected_tokens_per_s_per_user"] < 30 for o in every)
-    quick = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--max-ttft", "0.2", "--json", "--limit", "0").stdout)[
+    quick = json.loads(cli(built_site["db"], *ISSUE_QUESTION, "--max-ttft", "0.2", "--json", "--limit", "1000").stdout)[
         "options"
     ]
     assert quick and all(o["ttft_s"] <= 0.2 for o in quick)
@@ -237,6 +237,8 @@ def test_training_cost_is_linear_in_the_tokens(db):
         (["--kv-precision", "int2"], "--kv-precision"),
         (["--tier", "cheap"], "--tier"),
         (["--engine", "ollama"], "--engine"),
+        (["--limit", "0"], "--limit"),
+        (["--limit", "-1"], "--limit"),
     ],
 )
 def test_out_of_range_is_refused_with_the_valid_range(built_site, args, option):
@@ -245,6 +247,12 @@ def test_out_of_range_is_refused_with_the_valid_range(built_site, args, option):
     assert out.returncode == 2, out.stdout
     assert option in out.stderr
     assert "must be" in out.stderr or "must fit" in out.stderr
+
+
+def test_a_format_that_does_not_apply_to_the_model_is_refused(built_site):
+    out = cli(built_site["db"], "--model", "llama-3.1-8b", "--precision", "mxfp4-moe")
+    assert out.returncode == 2, out.stdout
+    assert "--precision" in out.stderr and "dense model" in out.stderr and "no rentable machine" not in out.stderr
 
 
 def test_unknown_model_is_refused(built_site):
