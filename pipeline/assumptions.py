@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from .errors import Problem, SourceError
-from .sources.files import SAFE_LOADER
+from .sources.files import load_yaml
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def check_ranking(data, file: str) -> list[Problem]:
 
 def read_yaml(path: Path) -> object:
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
+        return load_yaml(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SourceError([Problem(str(path), None, None, f"not valid UTF-8 YAML: {exc}")]) from exc
 

@@ -10,39 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
-from .sources.files import SAFE_LOADER  # libyaml's parser where there is one
+from .sources.files import DuplicateKeyError, load_yaml
 
 CONTRACT_FILE = Path(__file__).with_name("contract.yml")
-
-
-class DuplicateKeyError(ValueError):
-    pass
-
-
-class _StrictLoader(SAFE_LOADER):
-    """A YAML loader that refuses a mapping with the same key twice, naming the key and its line."""
-
-
-def _strict_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: dict = {}
-    for key_node, _value in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise DuplicateKeyError(
-                f"{key_node.start_mark.name}, line {key_node.start_mark.line + 1}: key {key!r} given twice "
-                f"(first on line {seen[key] + 1})"
-            )
-        seen[key] = key_node.start_mark.line
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _strict_mapping)
+__all__ = ["DuplicateKeyError", "load_contract"]
 
 
 def load_contract(text: str) -> dict:
-    return yaml.load(text, Loader=_StrictLoader)
+    return load_yaml(text)
 
 
 _CONTRACT = load_contract(CONTRACT_FILE.read_text(encoding="utf-8"))

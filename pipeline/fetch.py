@@ -136,7 +136,7 @@ def may_collect(sources: Path, provider: str) -> dict:
     """The terms recorded for the provider, when they let a program collect its prices; FetchError, naming the
     terms and the clause, when they forbid it (checked before any request). The terms are those kept under the
     provider's id in sources/terms.yml, else those of its newest snapshot's sidecar."""
-    from .sources import SAFE_LOADER, TERMS_FILE, collection_refusal, latest_price_snapshot, load_terms
+    from .sources import TERMS_FILE, collection_refusal, latest_price_snapshot, load_terms, load_yaml
 
     registry, _ = load_terms(sources)
     if provider in registry:
@@ -146,7 +146,7 @@ def may_collect(sources: Path, provider: str) -> dict:
         side = latest / "prices.source.yml" if latest is not None else None
         meta = {}
         if side is not None and side.is_file():
-            meta = yaml.load(side.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or {}
+            meta = load_yaml(side.read_text(encoding="utf-8")) or {}
         terms, recorded_in = meta.get("terms") or {}, str(side.relative_to(sources.parent)) if side else ""
         if isinstance(terms, str):  # a key of sources/terms.yml
             terms = dict(registry.get(terms) or {})

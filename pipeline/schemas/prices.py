@@ -40,11 +40,18 @@ def _inside_scope(df: pd.DataFrame) -> pd.Series:
     return ok_region & ok_tier & ok_count
 
 
+# a name of a provider's (offering, GPU, region) starts with a letter or digit and holds no control character: a
+# cell that starts with `=`, `+`, `-` or `@` would be a formula in a spreadsheet, and no provider names a thing so
+NAME = pa.Check.str_matches(
+    r"^\w[^\x00-\x1f\x7f]*\Z", error="a name starts with a letter or digit and holds no control character"
+)
+
+
 def prices_schema() -> pa.DataFrameSchema:
     return pa.DataFrameSchema(
         {
-            "offering": _col(str),
-            "gpu_name": _col(str),
+            "offering": _col(str, NAME),
+            "gpu_name": _col(str, NAME),
             "gpu_memory_gb": _col(float, pa.Check.in_range(2, 1024), nullable=True),
             "gpu_count": _col("Int64", pa.Check.in_range(1, 72)),
             "usd_per_hour": _col(
@@ -55,7 +62,7 @@ def prices_schema() -> pa.DataFrameSchema:
             ),
             "pricing_tier": _col(str, pa.Check.isin(TIERS)),
             "statistic": _col(str, pa.Check.isin(["list", "minimum", "median"])),
-            "region": _col(str),
+            "region": _col(str, NAME),
             "note": _col(object, nullable=True),
             **{
                 name: pa.Column(

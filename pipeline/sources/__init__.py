@@ -6,7 +6,7 @@ only those before it: `kinds` (what a source is), `files` (bytes, dates, URLs), 
 `sidecars` (provenance), `read` (finding and reading the files of a kind).
 """
 
-from .files import SAFE_LOADER, build_date, check_url, decode, sha256
+from .files import build_date, check_url, decode, load_yaml, sha256
 from .kinds import KINDS, PROVENANCE_COLUMNS, TERMS_FILE, SourceKind
 from .read import (
     check_all,
@@ -23,7 +23,7 @@ from .terms import check_terms, collection_refusal, load_terms
 __all__ = [
     "KINDS",
     "PROVENANCE_COLUMNS",
-    "SAFE_LOADER",
+    "load_yaml",
     "TERMS_FILE",
     "SourceKind",
     "build_date",

@@ -143,4 +143,36 @@ def _as_date(value) -> dt.date | None:
 
 
 # libyaml's safe loader when PyYAML was built with it (several times faster), else the pure-Python one
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class DuplicateKeyError(yaml.YAMLError, ValueError):
+    """A YAML mapping with the same key twice (a plain loader would silently keep the last)."""
+
+
+class StrictLoader(_SAFE_LOADER):
+    """The one YAML loader of every file the pipeline reads (sidecars, terms, parameters, the contract): safe
+    (plain data only) and strict (a key given twice is refused, naming the key and its lines)."""
+
+
+def _strict_mapping(loader: StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict = {}
+    for key_node, _value in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue  # `<<: *anchor` brings keys a mapping may override (YAML's merge), not a key given twice
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise DuplicateKeyError(
+                f"{key_node.start_mark.name}, line {key_node.start_mark.line + 1}: key {key!r} given twice "
+                f"(first on line {seen[key] + 1})"
+            )
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _strict_mapping)
+
+
+def load_yaml(text: str) -> object:
+    """Plain data from YAML text, refusing a key given twice (DuplicateKeyError, a yaml.YAMLError)."""
+    return yaml.load(text, Loader=StrictLoader)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +12,9 @@ from .files import _as_date, build_date, decode, inside, parse_csv, sha256
 from .kinds import KINDS, PROVENANCE_COLUMNS, SourceKind, TERMS_KEYS, WITHDRAWN_KEY
 from .sidecars import price_sidecar_facts, read_sidecar, sidecar_path, sidecar_rel
 from .terms import load_terms
+
+# a collection's id (a provider, a publisher, a vendor): its folder's name under its kind's folder
+COLLECTION_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
 def latest_price_snapshot(root: Path, provider: str) -> Path | None:
@@ -61,6 +65,12 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
         meta, side_problems = read_sidecar(path, root)
         problems += side_problems
         snapshot_id, collection, date = _snapshot(path, root, kind)
+        if not COLLECTION_ID.fullmatch(collection):
+            # the folder (or file) name is an id of the pages, the API and the downloads (a provider, a publisher)
+            problems.append(
+                Problem(rel, None, None, "folder name must be lower-case letters, digits and hyphens", collection)
+            )
+            continue
         if kind.dated and _as_date(date) is None:
             problems.append(Problem(rel, None, None, "folder name must be a date YYYY-MM-DD", date))
         elif kind.dated and _as_date(date) > build_date():

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import Problem
-from .files import SAFE_LOADER, _as_date, build_date, check_url, decode, inside, sha256
+from .files import _as_date, build_date, check_url, decode, inside, load_yaml, sha256
 from .kinds import ACCESS_TOLERANCE_DAYS, MARKETS, PRICE_BASES, PRICE_KINDS, SCOPE_KEYS, SIDECAR_KINDS, SIDECAR_REQUIRED
 from .terms import check_terms, resolve_terms
 
@@ -40,7 +40,7 @@ def read_sidecar(data_file: Path, root: Path) -> tuple[dict, list[Problem]]:
     if bad:
         return {}, bad
     try:
-        meta = yaml.load(text, Loader=SAFE_LOADER)
+        meta = load_yaml(text)
     except yaml.YAMLError as exc:
         return {}, [Problem(side_rel, None, None, f"sidecar is not valid YAML: {exc}")]
     if not isinstance(meta, dict):

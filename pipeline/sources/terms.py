@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import Problem
-from .files import SAFE_LOADER, _as_date, check_url, decode
+from .files import _as_date, check_url, decode, load_yaml
 from .kinds import COLLECTED_KINDS, COLLECTORS, TERMS_ANSWERS, TERMS_FILE, TERMS_KEYS, TERMS_REQUIRED
 
 
@@ -28,7 +28,7 @@ def _load_terms(path: Path, rel: str, _mtime: int, _size: int) -> tuple[dict, li
     if bad:
         return {}, bad
     try:
-        data = yaml.load(text, Loader=SAFE_LOADER) or {}
+        data = load_yaml(text) or {}
     except yaml.YAMLError as exc:
         return {}, [Problem(rel, None, None, f"not valid YAML: {exc}")]
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):

@@ -118,6 +118,16 @@ CASES = [
         [DO_ONE_GPU, "row 2", "GPU counts"],
     ),
     ("checksum mismatch", PRICES, set_cell("usd_per_hour", 2, "9.99"), False, ["prices.source.yml", "checksum"]),
+    # a cell a spreadsheet would run as a formula is no name a provider gives
+    ("offering as a formula", PRICES, set_cell("offering", 2, "=1+2"), True, [PRICES, "row 2", "offering", "letter"]),
+    ("region as a formula", PRICES, set_cell("region", 3, "@SUM(A1)"), True, [PRICES, "row 3", "region", "letter"]),
+    (
+        "a sidecar key given twice",
+        PRICES.replace(".csv", ".source.yml"),
+        lambda ls: ls + ["publisher: Someone else"],
+        False,
+        ["prices.source.yml", "'publisher' given twice"],
+    ),
 ]
 
 
@@ -162,6 +172,23 @@ def test_bad_snapshot_stops_a_price_refresh(good_build):
     for part in (f"sources/prices/lambda/{DAY}/prices.csv", "row 3", "usd_per_hour", "> 0"):
         assert part in message, message
     assert (digest(db), {p: digest(p) for p in site.rglob("*") if p.is_file()}) == before
+
+
+def test_a_provider_folder_with_a_bad_name_is_refused_with_its_path(good_build):
+    """A folder's name becomes a provider id on the pages, in the API and in the downloads."""
+    bad = good_build / "sources" / "prices" / '=HYPERLINK("http:x")'
+    shutil.copytree((good_build / "sources" / PRICES).parent, bad / "2026-09-20")
+    db = good_build / "data" / "atlas.duckdb"
+    before = digest(db)
+    try:
+        outcome = materialize()
+    finally:
+        shutil.rmtree(bad)
+    assert not outcome.ok
+    message = "\n".join(outcome.errors)
+    assert 'sources/prices/=HYPERLINK("http:x")/2026-09-20/prices.csv' in message, message
+    assert "lower-case letters, digits and hyphens" in message
+    assert digest(db) == before
 
 
 def test_missing_and_broken_sidecar(good_build):
