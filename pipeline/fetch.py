@@ -55,8 +55,21 @@ def _raise_for_status(response: httpx.Response) -> None:
     response.raise_for_status()
 
 
+def _unresolved(exc: BaseException) -> bool:
+    """Whether a transport error is a host name that did not resolve (offline, or a wrong name): no retry helps."""
+    import socket
+
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, socket.gaierror) or "name resolution" in str(seen) or "not known" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _with_retries(url: str, call, retries: int = 3, backoff: float = 1.0):
-    """Run call(); retry timeouts, transport errors, 429 and 5xx with exponential backoff."""
+    """Run call(); retry timeouts, transport errors, 429 and 5xx with exponential backoff (a host name that does
+    not resolve is not retried: offline, every provider fails at once)."""
     last: Exception | None = None
     for attempt in range(retries):
         try:
@@ -65,6 +78,8 @@ def _with_retries(url: str, call, retries: int = 3, backoff: float = 1.0):
             last = exc
             status = exc.response.status_code if isinstance(exc, httpx.HTTPStatusError) else None
             if status is not None and status < 500 and status != 429:
+                break
+            if isinstance(exc, httpx.ConnectError) and _unresolved(exc):
                 break
             if attempt + 1 < retries:
                 time.sleep(backoff * 2**attempt)

@@ -68,7 +68,20 @@ def test_offline_gives_a_clear_error(monkeypatch, provider):
 
     with pytest.raises(fetch.FetchError, match="offline"):
         fetch.FETCHERS[provider](transport=httpx.MockTransport(handler))
-    assert len(calls) == 3  # retried
+    assert len(calls) == 1  # a name that does not resolve is not retried: offline, --all ends at once
+
+
+def test_a_refused_connection_is_retried(monkeypatch):
+    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
+    calls = []
+
+    def handler(request):
+        calls.append(1)
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    with pytest.raises(fetch.FetchError, match="offline"):
+        fetch.FETCHERS["azure"](transport=httpx.MockTransport(handler))
+    assert len(calls) == 3
 
 
 def test_server_errors_are_retried(monkeypatch):

@@ -207,7 +207,7 @@ def test_fetch_all_writes_each_provider_and_reports_refusals_and_failures(tmp_pa
     assert result.exit_code == 1, result.output
     assert requested == ["lambda", "mithril", "nebius"]
     assert "vastai: refused" in result.output and "mithril: failed" in result.output
-    assert "2 of 4 providers written" in result.output
+    assert "fetched 2, refused 1, failed 1 of 4 providers" in result.output
     today = dt.date.today().isoformat()
     for provider in ("lambda", "nebius"):
         assert (tmp_path / "prices" / provider / today / "prices.source.yml").is_file()
@@ -215,6 +215,9 @@ def test_fetch_all_writes_each_provider_and_reports_refusals_and_failures(tmp_pa
     assert CliRunner().invoke(app, ["fetch-prices"]).exit_code == 2  # neither a provider nor --all
     listed = CliRunner().invoke(app, ["fetch-prices", "--list"])
     assert listed.exit_code == 0 and "lambda" in listed.output
+    # a provider whose terms forbid collection is never listed as fetchable, only as not fetchable and why
+    fetchable = [line.split()[0] for line in listed.output.splitlines() if not line.startswith("not fetchable")]
+    assert "vastai" not in fetchable and "not fetchable: vastai" in listed.output
 
 
 def test_the_weekly_workflow_fetches_every_provider_then_builds_then_commits():
