@@ -1,16 +1,19 @@
 """The price refresh re-renders only the pages whose content changed, and its site is the site a full build
-of the same sources gives: same pages byte for byte, same search index."""
+of the same sources gives: same pages byte for byte, same search index, same downloads."""
 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipeline.bench import add_price_snapshot
 from pipeline.config import paths_overridden
+from pipeline.contract import DATABASE_FILE, VIEWS, downloads
 from pipeline.news import describe, price_news, snapshot_dates
 from pipeline.run import materialize, price_selection
 from pipeline.sources import build_date
@@ -46,6 +49,8 @@ def refreshed(tmp_path_factory):
         "news": news,
         "unchanged_news": unchanged_news,
         "db": db,
+        "build": base / "build",
+        "full_build": base / "full-build",
     }
 
 
@@ -76,6 +81,32 @@ def test_incremental_site_equals_a_full_build(refreshed):
     assert sorted(map(key, index["docs"])) == sorted(map(key, full_index["docs"]))
     assert index["config"] == full_index["config"]
     assert DAY in (site / "changes" / "index.html").read_text(encoding="utf-8")
+
+
+def _view_rows(database: Path, view: str) -> list[tuple]:
+    """A view's rows in a canonical order; NaN made comparable (NaN != NaN)."""
+    with duckdb.connect(str(database), read_only=True) as con:
+        rows = con.execute(f"select * from {view} order by all").fetchall()
+    return [tuple("NaN" if isinstance(x, float) and math.isnan(x) else x for x in row) for row in rows]
+
+
+@pytest.mark.parametrize("folder", ["docs/downloads", "site/downloads"])
+def test_refreshed_downloads_equal_a_full_build(refreshed, folder):
+    """Every download the refresh publishes is the full build's: the Parquet and CSV files byte for byte (the
+    CSV of the view that shows the +10 % price included), the DuckDB file (not byte-deterministic) row for
+    row in every public view. `docs/downloads` is what the exports step writes, `site/downloads` what is served."""
+    refreshed_dir, full_dir = refreshed["build"] / folder, refreshed["full_build"] / folder
+    names = sorted(p.name for p in full_dir.iterdir() if p.is_file())
+    assert names == downloads()
+    assert sorted(p.name for p in refreshed_dir.iterdir() if p.is_file()) == names
+    differing = [
+        name
+        for name in names
+        if name != DATABASE_FILE and (refreshed_dir / name).read_bytes() != (full_dir / name).read_bytes()
+    ]
+    assert differing == []
+    for view in VIEWS:
+        assert _view_rows(refreshed_dir / DATABASE_FILE, view) == _view_rows(full_dir / DATABASE_FILE, view), view
 
 
 def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
