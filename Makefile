@@ -4,6 +4,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 VENV := .venv/.synced
+# the browser's SQL engine (DuckDB-WASM and its imports, pinned in pipeline/vendor.py), fetched once
+VENDOR := .cache/vendor/.fetched
 # use the operating system's certificate store (machines behind a TLS-inspecting proxy)
 export UV_SYSTEM_CERTS ?= 1
 # compile bytecode at install: many machines set PYTHONDONTWRITEBYTECODE, and compiling the
@@ -19,15 +21,19 @@ $(VENV): uv.lock pyproject.toml | $(UV)
 	$(UV) sync --frozen --quiet
 	@touch $@
 
-setup: $(VENV)
+$(VENDOR): pipeline/vendor.py | $(VENV)
+	$(UV) run python -m pipeline.vendor
+	@touch $@
 
-build: $(VENV)        ## install, run the whole pipeline, build the site
+setup: $(VENV) $(VENDOR)
+
+build: $(VENV) $(VENDOR) ## install, run the whole pipeline, build the site
 	$(UV) run gpu-atlas build
 
 serve:                ## serve the built site on http://127.0.0.1:8000/
 	$(PYTHON) -m http.server 8000 --bind 127.0.0.1 -d build/site
 
-prices: $(VENV)       ## re-materialise prices and what depends on them
+prices: $(VENV) $(VENDOR) ## re-materialise prices and what depends on them
 	$(UV) run gpu-atlas refresh-prices
 
 fetch: $(VENV)        ## fetch new price snapshots (network): every provider, or make fetch PROVIDER=azure
@@ -38,7 +44,7 @@ browser:              ## Debian's Chromium for the browser tests
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-test: $(VENV) browser ## lint and format check, then unit, integration and browser tests
+test: $(VENV) $(VENDOR) browser ## lint and format check, then unit, integration and browser tests
 	$(UV) run ruff check pipeline tests
 	$(UV) run ruff format --check pipeline tests
 	$(UV) run pytest -q
@@ -50,13 +56,13 @@ lint: $(VENV)         ## ruff: undefined and unused names, redefinitions, syntax
 test-fast: $(VENV)    ## unit tests only
 	$(UV) run pytest -q tests/unit
 
-bench: $(VENV)        ## time each stage and the vram_fit scale benchmark
+bench: $(VENV) $(VENDOR) ## time each stage and the vram_fit scale benchmark
 	$(UV) run python -m pipeline.bench
 
 validate: $(VENV)     ## Dagster loads the definitions
 	$(UV) run dagster definitions validate
 
-dev: $(VENV)          ## the Dagster UI on http://127.0.0.1:3000
+dev: $(VENV) $(VENDOR)   ## the Dagster UI on http://127.0.0.1:3000
 	$(UV) run dagster dev
 
 clean:

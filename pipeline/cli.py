@@ -119,19 +119,12 @@ def fetch_prices(
 
     A provider whose recorded terms forbid automated collection is refused before any request; with --all, a
     provider that fails is reported and skipped (exit 1 after the others are written)."""
-    from .fetch import API_ROOTS, FETCHERS, FetchError, may_collect, refresh, refresh_all
+    from .fetch import API_ROOTS, FETCHERS, refresh, refresh_all, refusals
 
     if list_providers:
-        refused = {}
+        refused = refusals(paths().sources)
         for name in FETCHERS:
-            try:
-                may_collect(paths().sources, name)
-            except FetchError as exc:
-                refused[name] = str(exc)
-                continue
-            typer.echo(f"{name:16} {API_ROOTS[name]}")
-        for name, why in refused.items():
-            typer.echo(f"not fetchable: {why}")
+            typer.echo(f"not fetchable: {refused[name]}" if name in refused else f"{name:16} {API_ROOTS[name]}")
         raise typer.Exit(0)
     if all_providers == (provider is not None):
         typer.secho("name one provider or pass --all (see --list)", fg="red", err=True)
@@ -149,14 +142,12 @@ def fetch_prices(
     for o in outcomes:
         what = f"{o.offers} offers to {o.detail}" if o.status == "written" else o.detail
         typer.secho(f"{o.provider}: {o.status}: {what}", fg=colours[o.status], err=o.status != "written")
-    written = [o for o in outcomes if o.status == "written"]
-    failed = [o for o in outcomes if o.status == "failed"]
-    refused = [o for o in outcomes if o.status == "refused"]
+    n = {status: sum(o.status == status for o in outcomes) for status in colours}
     typer.echo(
-        f"fetched {len(written)}, refused {len(refused)}, failed {len(failed)} of {len(outcomes)} providers"
-        + (": run `make prices` to update the site" if written else "")
+        f"fetched {n['written']}, refused {n['refused']}, failed {n['failed']} of {len(outcomes)} providers"
+        + (": run `make prices` to update the site" if n["written"] else "")
     )
-    if failed or (not all_providers and not written):
+    if n["failed"] or (not all_providers and not n["written"]):
         raise typer.Exit(1)
 
 

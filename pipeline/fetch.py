@@ -177,6 +177,18 @@ def may_collect(sources: Path, provider: str) -> dict:
     return terms
 
 
+def refusals(sources: Path) -> dict[str, str]:
+    """The providers with a fetcher whose recorded terms forbid (or do not record) collection, and why: never
+    listed as fetchable."""
+    out = {}
+    for provider in FETCHERS:
+        try:
+            may_collect(sources, provider)
+        except FetchError as exc:
+            out[provider] = str(exc)
+    return out
+
+
 def fetch_regions(provider: str, regions: list[str] | None = None, **kwargs) -> Snapshot:
     """One snapshot of a provider: its default region, or every region asked for, in one dated list.
 

@@ -1,8 +1,8 @@
 """The Planner: ranked deployment options for a model, a workload and a load (`pipeline/sql/plan/plan_options.sql`).
 
-The command line runs the SQL for the question asked; the page runs the same formulas in the browser
-(`site/javascripts/planner-model.js`) from the rows of the same public views, which the build writes to
-`api/v1/plan/`. The valid range of every input is defined here, once: the command line refuses a value outside
+The command line runs the SQL for the question asked; the page runs the same SQL files in the browser with
+DuckDB-WASM (`site/javascripts/planner-sql.js`) over the rows of the same public views, which the build writes to
+`api/v1/plan/`, with the same question table (`scenarios_sql`). The valid range of every input is defined here, once: the command line refuses a value outside
 it (exit 2, naming the option), and the page reads the same limits from `api/v1/plan/index.json`."""
 
 from __future__ import annotations
@@ -72,7 +72,31 @@ SCENARIO_COLUMNS = {
     "engine_family": "varchar",
     "min_tokens_per_user": "double",
     "max_ttft_s": "double",
+    # one machine and split only (the load curve of an option); NULL: every machine, its best split
+    "machine_id": "varchar",
+    "tensor_parallel": "integer",
 }
+
+
+def csv_reader(file: str, columns: dict[str, str]) -> str:
+    """read_csv of a file DuckDB wrote (a header, "-quoted text, NULL empty) at the given column types: how the
+    Planner's page loads its tables and its question (the core of DuckDB-WASM reads CSV without an extension)."""
+    types = ", ".join(f"{c}: '{t}'" for c, t in columns.items())
+    return (
+        f"read_csv('{file}', header = true, auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
+        f"columns = {{{types}}})"
+    )
+
+
+# the question the page sends: scenarios.csv, one row per scenario (planner-sql.js writes it)
+BROWSER_SCENARIOS = csv_reader("scenarios.csv", {c: t.upper() for c, t in SCENARIO_COLUMNS.items()})
+
+
+def scenarios_sql(source: str) -> str:
+    """The statement that makes `plan_scenarios` (what plan_options.sql answers) from the rows of `source`, each
+    column cast to its type: the command line's and the page's (BROWSER_SCENARIOS) differ by the source only."""
+    casts = ", ".join(f"{c}::{t} as {c}" for c, t in SCENARIO_COLUMNS.items())
+    return f"create or replace temp table plan_scenarios as select {casts} from {source}"
 
 
 class PlanInputError(ValueError):
@@ -173,8 +197,7 @@ def plan_options(con: duckdb.DuckDBPyConnection, scenarios: pd.DataFrame, top: i
     frame = scenarios.reindex(columns=list(SCENARIO_COLUMNS))
     con.register("_plan_scenarios_in", frame)
     try:
-        casts = ", ".join(f"{c}::{t} as {c}" for c, t in SCENARIO_COLUMNS.items())
-        con.execute(f"create or replace temp table plan_scenarios as select {casts} from _plan_scenarios_in")
+        con.execute(scenarios_sql("_plan_scenarios_in"))
     finally:
         con.unregister("_plan_scenarios_in")
     sql = PLAN_SQL.read_text(encoding="utf-8")

@@ -221,10 +221,8 @@ MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"))
 
 
 def define_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """param(name), param_list(name), and the serving model's formulas (pipeline/sql/macros/*.sql), stored in
-    the database so that anyone querying the file can use them."""
-    con.execute("create or replace macro param(n) as (select value from core_parameters where name = n)")
-    con.execute("create or replace macro param_list(n) as (select value_list from core_parameters where name = n)")
+    """param(name), param_list(name) and the serving model's formulas (pipeline/sql/macros/*.sql: params.sql
+    first), stored in the database so that anyone querying the file can use them."""
     for path in MACRO_FILES:
         con.execute(path.read_text(encoding="utf-8"))
 

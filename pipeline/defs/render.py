@@ -13,6 +13,8 @@ import duckdb
 import vl_convert
 from dagster_duckdb import DuckDBResource
 
+from pipeline.vendor import installed as installed_vendor
+
 from pipeline.config import paths
 from pipeline.contract import DATABASE_FILE, VIEW_KEYS, VIEWS, view_files
 from pipeline.db import path_literal
@@ -62,6 +64,9 @@ def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         tmp.write_text(vl_convert.javascript_bundle(vl_version=major_minor), encoding="utf-8")
         tmp.replace(cached)
     shutil.copyfile(cached, vendor / "vega-bundle.js")
+    # the browser's SQL engine (DuckDB-WASM and its imports, fetched by `make setup`), once at the site's root:
+    # both editions' Planner pages load it from there
+    shutil.copytree(installed_vendor(), docs / "vendor", dirs_exist_ok=True, ignore=shutil.ignore_patterns(".*"))
     for locale in i18n.LOCALES[1:]:  # an edition is a site of its own: it carries the same assets
         edition = docs / i18n.prefix(locale)
         for folder in ("javascripts", "stylesheets"):

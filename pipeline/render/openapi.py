@@ -96,15 +96,6 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
         "additionalProperties": False,
         "properties": {"model_id": {"type": "string"}, "name": {"type": "string"}, "params_b": {"type": "number"}},
     }
-    table = {
-        "type": "object",
-        "required": ["columns", "rows"],
-        "additionalProperties": False,
-        "properties": {
-            "columns": {"type": "array", "items": {"type": "string"}},
-            "rows": {"type": "array", "items": {"type": "array"}},
-        },
-    }
     schemas = {
         "Gpu": gpu,
         "GpusFile": _file("gpus", _ref("Gpu")),
@@ -149,9 +140,31 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
                 "tiers",
                 "engines",
                 "models",
+                "engine",
+                "native_formats",
             ],
             "properties": {
                 "schema_version": {"const": 1},
+                "engine": {
+                    "type": "object",
+                    "description": "what the page's DuckDB-WASM runs: a statement per table (loads "
+                    "plan/tables/<view>.json at its types), the macro files and plan_options.sql under plan/sql/, "
+                    "and the statement that makes plan_scenarios from the question (scenarios.csv, scenario_columns)",
+                    "required": ["tables", "macros", "plan", "scenarios", "scenario_columns"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "tables": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "macros": {"type": "array", "items": {"type": "string"}},
+                        "plan": {"type": "string"},
+                        "scenarios": {"type": "string"},
+                        "scenario_columns": {"type": "array", "items": {"type": "string"}},
+                    },
+                },
+                "native_formats": {
+                    "type": "object",
+                    "description": "model_id -> the weight format its checkpoint ships in",
+                    "additionalProperties": {"type": "string"},
+                },
                 "limits": {"type": "object", "additionalProperties": {"type": "array", "minItems": 2, "maxItems": 2}},
                 "precisions": {"type": "array", "items": {"type": "string"}},
                 "models": {
@@ -164,17 +177,11 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
                 },
             },
         },
-        "PlanCoefficientsFile": {
-            "type": "object",
-            "required": ["schema_version", "models", "gpus", "machines", "calibration", "parameters"],
-            "properties": {
-                "schema_version": {"const": 1},
-                "models": table,
-                "gpus": table,
-                "machines": table,
-                "calibration": table,
-                "parameters": {"type": "object", "additionalProperties": {"type": "number"}},
-            },
+        "PlanTableFile": {
+            "type": "array",
+            "description": "the rows of one view plan_options.sql reads, one object per row (columns and types: "
+            "plan/index.json's engine.tables statement)",
+            "items": {"type": "object"},
         },
         "PlanTrainingFile": {
             "type": "object",
@@ -199,7 +206,7 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
         "estimates.json": "EstimatesFile",
         "fits.json": "FitsFile",
         "plan/index.json": "PlanIndexFile",
-        "plan/coefficients.json": "PlanCoefficientsFile",
+        "plan/tables/{view}.json": "PlanTableFile",
         "plan/training/{model_id}.json": "PlanTrainingFile",
     }
     paths = {}
@@ -211,8 +218,9 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
                 "200": {"description": "the file", "content": {"application/json": {"schema": _ref(schema)}}}
             },
         }
-        if "{model_id}" in name:
-            op["parameters"] = [{"name": "model_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+        for parameter in ("model_id", "view"):
+            if "{" + parameter + "}" in name:
+                op["parameters"] = [{"name": parameter, "in": "path", "required": True, "schema": {"type": "string"}}]
         paths[f"/api/v1/{name}"] = {"get": op}
     return {
         "openapi": "3.1.0",

@@ -3,7 +3,7 @@
 -- as values (multiply by the KV format's bytes): full-attention layers cache every token, windowed layers at
 -- most their window, MLA layers one latent (kv_lora_rank + rope dims) per token, linear-attention layers a
 -- fixed state per sequence.
--- The Planner (pipeline/sql/plan/plan_options.sql and the page's planner-model.js) and the serving
+-- The Planner (pipeline/sql/plan/plan_options.sql, in the command line and in the page) and the serving
 -- measurement bounds read these coefficients, nothing else of a model.
 with formats as (
     -- every serving format, and `native`: the format the official checkpoint ships in

@@ -1,16 +1,30 @@
-// The Planner page: reads the choices and limits (api/v1/plan/index.json) and the coefficients
-// (api/v1/plan/coefficients.json), answers the question in the form with planner-model.js (the same formulas
-// as `gpu-atlas plan`), refuses values out of range with the valid range, and keeps every choice in the address.
+// The Planner page: reads the choices and limits (api/v1/plan/index.json), answers the question in the form by
+// running the Planner's own SQL in the browser (planner-sql.js: DuckDB-WASM, the same files `gpu-atlas plan`
+// runs, opened on the first question the page was not built with), refuses values out of range with the valid
+// range, and keeps every choice in the address.
 (function () {
   var form = document.getElementById("planner-form");
-  if (!form || !window.AtlasPlannerModel) return;
+  if (!form || !window.AtlasSql) return;
   var api = form.getAttribute("data-api");
   var results = document.getElementById("planner-results");
   var summary = document.getElementById("planner-summary");
   var errorBox = document.getElementById("planner-error");
   var cli = document.getElementById("planner-cli");
   var SHOWN = 15;
-  var index = null, model = null, training = {};
+  var index = null, engine = null, training = {}, asked = 0;
+  // the SQL engine, opened once, on first use
+  function sql() {
+    if (!engine) engine = window.AtlasSql.open(api, form.getAttribute("data-engine"), index.engine);
+    return engine;
+  }
+  // the rows plan_options.sql answers for these scenarios (its plan_scenarios columns, SCENARIO_COLUMNS)
+  function ask(scenarios) {
+    return sql().then(function (e) { return e.plan(scenarios); });
+  }
+  function scenario(q, extra) {
+    return Object.assign({ tokens: null, machine_id: null, tensor_parallel: null }, q, extra || {});
+  }
+  function busy(on) { document.body.dataset.plannerBusy = on ? "1" : "0"; }
   var NUMBERS = { users: "users", input: "input_tokens", output: "output_tokens", context: "context",
                   min_user: "min_tokens_per_user", max_ttft: "max_ttft_s" };
   var Atlas = window.Atlas;  // atlas.js, loaded first: Atlas.t, the texts in the page's language
@@ -252,11 +266,10 @@
         }
         chartRow = el("tr", { class: "atlas-curve-row" });
         var td = el("td", { colspan: String(head.length) });
-        var pts = model.curve(q, o);
         td.appendChild(el("p", {}, Atlas.t("Option {rank} ({gpus} × {gpu}, TP {tp}): output tokens/s per GPU against " +
                                            "tokens/s per user as the users double.",
                                            { rank: o.rank, gpus: o.instance_gpus, gpu: o.gpu_name, tp: o.tensor_parallel })));
-        if (pts.length) td.appendChild(curveSvg(pts));
+        curve(q, o).then(function (pts) { if (pts.length) td.appendChild(curveSvg(pts)); });
         chartRow.appendChild(td);
         r.after(chartRow);
         button.setAttribute("aria-expanded", "true");
@@ -268,6 +281,26 @@
     });
     t.appendChild(body);
     return t;
+  }
+
+  // one option's machine and split as the users double from one per replica (no speed target): plan_options.sql's
+  // rows for that machine_id and tensor_parallel, up to the first load it cannot hold
+  function curve(q, o) {
+    var loads = [];
+    for (var users = o.replicas; users <= index.limits.users[1]; users *= 2) loads.push(users);
+    return ask(loads.map(function (users) {
+      return scenario(q, { users: users, min_tokens_per_user: null, max_ttft_s: null, machine_id: o.machine_id,
+                           tensor_parallel: o.tensor_parallel });
+    })).then(function (rows) {
+      var points = [];
+      for (var i = 0; i < loads.length; i++) {
+        var row = rows.filter(function (r) { return r.scenario_id === i + 1; })[0];
+        if (!row) break;
+        points.push({ users: loads[i], per_user: row.expected_tokens_per_s_per_user,
+                      per_gpu: row.throughput_tokens_per_s_per_gpu });
+      }
+      return points;
+    });
   }
 
   function trainingTable(options, factor) {
@@ -311,8 +344,8 @@
   // the weights a question asks for: a format, or the checkpoint's own (named)
   function weightsLabel(q) {
     if (q.precision !== "native") return q.precision.toUpperCase();
-    var row = model.models.filter(function (r) { return r.model_id === q.model_id && r.format === "native"; })[0];
-    var format = row ? row.resolved_format.toUpperCase() : Atlas.t("checkpoint");
+    var shipped = index.native_formats[q.model_id];
+    var format = shipped ? shipped.toUpperCase() : Atlas.t("checkpoint");
     return Atlas.t("native ({format})", { format: format });
   }
 
@@ -328,8 +361,10 @@
     var m = currentModel();
     var tier = q.tier ? Atlas.t("{tier} prices", { tier: word(q.tier) }) : Atlas.t("every pricing tier");
     if (q.workload === "serve") {
-      var t0 = performance.now();
-      var options = model.plan(q);
+      var t0 = performance.now(), ticket = ++asked;
+      busy(true);
+      ask([scenario(q)]).then(function (options) {
+      if (ticket !== asked) return;  // a newer question was asked meanwhile
       results.dataset.ms = String(performance.now() - t0);
       var target = (q.min_tokens_per_user !== null
         ? Atlas.t(", at least {n} tokens/s per user", { n: fmt(q.min_tokens_per_user, 1) }) : "") +
@@ -354,6 +389,14 @@
         })));
       results.innerHTML = "";
       if (options.length) results.appendChild(serveTable(q, options));
+      busy(false);
+      }).catch(function (err) {
+        if (ticket !== asked) return;
+        errorBox.hidden = false;
+        errorBox.textContent = Atlas.t("The Planner's data could not be loaded ({error}); the table below is the default question.",
+                                       { error: err.message });
+        busy(false);
+      });
       return;
     }
     loadTraining(q.model_id).then(function (data) {
@@ -383,12 +426,9 @@
     show(a.q, a.problems);
   }
 
-  Promise.all([
-    Atlas.getJSON(api + "index.json"),
-    Atlas.getJSON(api + "coefficients.json")
-  ]).then(function (loaded) {
-    index = loaded[0];
-    model = new window.AtlasPlannerModel.Model(loaded[1]);
+  busy(false);
+  Atlas.getJSON(api + "index.json").then(function (loaded) {
+    index = loaded;
     fillModels(form.model, index.models);
     fill(form.workload, Object.keys(index.workloads).map(function (k) { return [k, word(index.workloads[k])]; }));
     fill(form.precision, index.precisions.map(function (p) {
@@ -422,7 +462,13 @@
     // selects report a choice by "change"; number fields already updated on "input" (their "change" on blur
     // would redraw the table under the reader's click)
     form.addEventListener("change", function (e) { if (e.target.tagName === "SELECT") update(); });
-    update(false);
+    // the page was built with the default question's answer: the engine opens for any other question
+    if (Array.prototype.some.call(Object.keys(start).concat(["tokens"]), function (n) { return params.has(n); })) {
+      update(false);
+    } else {
+      syncControls();
+      writeCli(question().q);
+    }
     if (ignored.length) {
       errorBox.hidden = false;
       errorBox.textContent = Atlas.t("Not a choice here, so the default is shown instead: {choices}.",

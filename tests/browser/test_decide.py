@@ -53,7 +53,9 @@ def test_planner_link_with_an_unknown_choice_falls_back_and_says_so(server, brow
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server + "planner/?model=gpt-5-turbo&precision=fp3&users=50")
-    page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
+    page.wait_for_function(
+        "() => document.body.dataset.plannerReady === '1' && document.body.dataset.plannerBusy === '0'"
+    )
     note = page.locator("#planner-error").inner_text()
     assert "model=gpt-5-turbo" in note and "precision=fp3" in note
     assert page.locator("#planner-results tbody tr").count() > 0  # the default model, answered

@@ -11,6 +11,9 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def _options(page) -> list[tuple[str, list[str]]]:
     """Each option row: its first cell (the machine) and every number in the row."""
+    page.wait_for_function(
+        "() => document.body.dataset.plannerReady === '1' && document.body.dataset.plannerBusy === '0'"
+    )  # answered (the engine answers asynchronously)
     page.wait_for_selector("#planner-results tbody tr")
     rows = page.locator("#planner-results tbody tr")
     out = []

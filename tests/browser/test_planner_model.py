@@ -1,6 +1,7 @@
-"""One formula, two evaluators: the page's serving model (site/javascripts/planner-model.js) against the SQL
-(`pipeline/sql/plan/plan_options.sql`, what `gpu-atlas plan` runs) on hundreds of random questions, and the
-Planner page answering the issue's question as the command line does."""
+"""One formula, one text, two engines: the page runs `pipeline/sql/plan/plan_options.sql` in DuckDB-WASM
+(site/javascripts/planner-sql.js) over the rows the build writes, and gives what `gpu-atlas plan` gives (DuckDB in
+Python, over the database) on hundreds of random questions; the Planner page answers the issue's question as the
+command line does."""
 
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ def random_questions(db, n: int, seed: int = 20261124) -> list[dict]:
                 "engine_family": rng.choice(["vllm-sglang", "tensorrt-llm"]),
                 "min_tokens_per_user": rng.choice([None, None, rng.uniform(1, 60)]),
                 "max_ttft_s": rng.choice([None, None, rng.uniform(0.05, 5)]),
+                "machine_id": None,
+                "tensor_parallel": None,
             }
         )
     return out
@@ -64,17 +67,19 @@ def test_the_page_computes_what_the_sql_computes(server, browser, db):
     page = browser.new_page()
     page.goto(server + "planner/")
     page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
-    js = page.evaluate(
+    rows = page.evaluate(
         """async (questions) => {
-        const c = await (await fetch('../api/v1/plan/coefficients.json')).json();
-        const m = new AtlasPlannerModel.Model(c);
-        return questions.map(q => m.plan(q));
+        const index = await (await fetch('../api/v1/plan/index.json')).json();
+        const form = document.getElementById('planner-form');
+        const engine = await AtlasSql.open(form.dataset.api, form.dataset.engine, index.engine);
+        return await engine.plan(questions);
     }""",
         questions,
     )
     page.close()
     answered = compared = 0
-    for i, (q, options) in enumerate(zip(questions, js)):
+    for i, q in enumerate(questions):
+        options = [r for r in rows if r["scenario_id"] == i + 1]
         mine = sql[sql.scenario_id == i + 1].reset_index(drop=True)
         assert len(options) == len(mine), (q, len(options), len(mine))
         answered += bool(len(mine))
@@ -89,6 +94,11 @@ def test_the_page_computes_what_the_sql_computes(server, browser, db):
             compared += 1
     # the sample is not trivial: most questions have options, and thousands of options were compared
     assert answered >= 150 and compared >= 3000, (answered, compared)
+
+
+def answered(page) -> None:
+    """Wait until the page has answered the question its form asks (the engine answers asynchronously)."""
+    page.wait_for_function("() => document.body.dataset.plannerBusy === '0'")
 
 
 def cli_plan(db, *args: str) -> dict:
@@ -114,6 +124,7 @@ def test_the_page_answers_the_issue_question_as_the_command_line(server, browser
     for name, value in (("users", "50"), ("context", "8192"), ("input", "2000"), ("output", "500")):
         page.fill(f"#planner-form input[name={name}]", value)
     page.wait_for_function("() => location.search.includes('users=50') && location.search.includes('output=500')")
+    answered(page)
     first = page.locator("#planner-results tbody tr").first.locator("td")
     machine, provider, cost = first.nth(1).inner_text(), first.nth(3).inner_text(), first.nth(11).inner_text()
     best = cli_plan(
@@ -142,12 +153,14 @@ def test_the_page_answers_the_issue_question_as_the_command_line(server, browser
     # a speed target removes the slower options, and the address keeps it
     page.fill("#planner-form input[name=min_user]", "30")
     page.wait_for_function("() => location.search.includes('min_user=30')")
+    answered(page)
     speeds = [
         float(t.replace(",", "")) for t in page.locator("#planner-results tbody tr td:nth-child(8)").all_inner_texts()
     ]
     assert speeds and min(speeds) >= 30
     # a load curve opens under its option
     page.locator("#planner-results .atlas-curve-button").first.click()
+    page.wait_for_selector("#planner-results svg.atlas-curve")
     assert page.locator("#planner-results svg.atlas-curve circle").count() >= 3
     # out of range: refused with the valid range, no table
     page.fill("#planner-form input[name=users]", "0")

@@ -288,7 +288,6 @@ def test_machine_readable_files_are_versioned(built_site):
         "estimates.json",
         "fits.json",
         "plan/index.json",
-        "plan/coefficients.json",
     ):
         doc = json.loads((api / name).read_text())
         assert doc["schema_version"] == 1, name

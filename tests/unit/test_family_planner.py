@@ -2,7 +2,6 @@
 Planner's address and its JSON files, from hand-made rows (no database); text from data comes out escaped."""
 
 import json
-from types import SimpleNamespace
 
 import pandas as pd
 from markupsafe import Markup
@@ -136,15 +135,8 @@ def test_json_files():
         ]
     )
     training["usd_per_job"] = [12.345678, float("nan"), 1.0]
-    coefficients = {"gpus": pd.DataFrame({"gpu_id": ["a"], "memory_gb": [80.123456789]})}
-    parameters = [SimpleNamespace(name="bytes_fp8", value="1.0")]
-    files = json_files(coefficients, parameters, training, plan_index(models))
-    assert set(files) == {"api/v1/plan/coefficients.json", "api/v1/plan/training/m.json", "api/v1/plan/index.json"}
-    assert json.loads(files["api/v1/plan/coefficients.json"]) == {
-        "schema_version": 1,
-        "gpus": {"columns": ["gpu_id", "memory_gb"], "rows": [["a", 80.123456789]]},  # full precision
-        "parameters": {"bytes_fp8": 1.0},
-    }
+    files = json_files({"api/v1/plan/tables/t.csv": "a\n1\n"}, training, plan_index(models))
+    assert set(files) == {"api/v1/plan/tables/t.csv", "api/v1/plan/training/m.json", "api/v1/plan/index.json"}
     doc = json.loads(files["api/v1/plan/training/m.json"])
     assert doc["columns"] == OPTION_COLUMNS and set(doc["scenarios"]) == {"lora|on-demand", "lora|any"}
     assert doc["scenarios"]["lora|on-demand"][0][OPTION_COLUMNS.index("usd_per_job")] == 12.35
@@ -170,10 +162,10 @@ def test_chinese_edition():
     assert text.startswith("---\nhide:\n  - toc\n---\n# 规划器\n")
     # labels translated; every id, name, value and data-* attribute as in English, the API one folder up
     assert (
-        '<form class="atlas-form" id="planner-form" data-api="../../api/v1/plan/" aria-label="规划器选项" novalidate>'
+        '<form class="atlas-form" id="planner-form" data-api="../../api/v1/plan/" data-engine="../../vendor/" aria-label="规划器选项" novalidate>'
         in text
     )
-    assert 'data-api="../api/v1/plan/" aria-label="Planner choices"' in english
+    assert 'data-api="../api/v1/plan/" data-engine="../vendor/" aria-label="Planner choices"' in english
     assert (
         '<label>并发用户数 <input name="users" type="number" min="1" max="4096" step="1" value="50" '
         'inputmode="decimal"></label>'

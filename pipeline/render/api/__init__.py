@@ -40,10 +40,10 @@ SCHEMA = {
         "training estimates: the `training_estimates` view",
         "fits.json": "per GPU, the largest models that fit on one (inference, 4k context, batch 1, KV BF16)",
         "plan/index.json": "the Planner's choices, defaults and the valid range of every input",
-        "plan/coefficients.json": "the rows of the views serving_models, serving_gpus, rentable_machines and "
-        "serving_calibration (columns listed once, rows as arrays, full precision) and the "
-        "parameters the serving model reads: the page evaluates pipeline/sql/plan/"
-        "plan_options.sql's formulas on them",
+        "plan/tables/<view>.json": "the rows of each view pipeline/sql/plan/plan_options.sql reads (an array of "
+        "objects, full precision; vram_fit: the training fits of machines one can rent), loaded at their types "
+        "by the statements of plan/index.json's `engine`; the page runs plan/sql/ (the macros and "
+        "plan_options.sql, as the command line does) over them with DuckDB-WASM",
         "plan/training/<model_id>.json": "ranked training options per workload and tier at the default token budget "
         "(hours and cost are proportional to the tokens)",
     },

@@ -1,12 +1,17 @@
 """The Planner (`planner.md`): say what you serve and to how many, get every machine one can rent that holds it,
-ranked by what a million tokens cost; and its data under api/v1/plan/ (choices and limits, the coefficients the
-page's serving model evaluates, ranked training options per model).
+ranked by what a million tokens cost; and its data under api/v1/plan/ (choices and limits, the SQL and the rows
+of the views it reads, ranked training options per model).
 
-The page shows the default question's answer, computed by `pipeline/sql/plan/plan_options.sql` (the page's script
-evaluates the same formulas in the browser for any other question). Every row is read from the public views."""
+The page shows the default question's answer, computed by `pipeline/sql/plan/plan_options.sql`; for any other
+question the page runs that same file in the browser with DuckDB-WASM (pipeline/vendor.py), over the rows of the
+same public views (api/v1/plan/tables/) and the same macros (api/v1/plan/sql/): one formula, one text."""
 
 from __future__ import annotations
 
+import json
+
+import tempfile
+from pathlib import Path
 from urllib.parse import quote
 
 import duckdb
@@ -14,23 +19,31 @@ import pandas as pd
 from markupsafe import Markup
 
 from pipeline.plan import (
+    BROWSER_SCENARIOS,
+    csv_reader,
     DEFAULT_TOKENS,
     DEFAULTS,
     ENGINES,
     KV_PRECISIONS,
     LIMITS,
     PLAN_SQL,
+    SCENARIO_COLUMNS,
     SERVE_PRECISIONS,
     TIERS,
     WORKLOAD_LABELS,
     Question,
     plan_options,
+    scenarios_sql,
     validate,
 )
+from pipeline.db import path_literal
+from pipeline.steps import MACRO_FILES
+from pipeline.vendor import ENTRY as VENDOR_ENTRY
 
 from ..api import API, SCHEMA_VERSION
-from ..api.records import clean, column, columns_rows, dumps
+from ..api.records import clean, column, dumps
 from ..family import Family, programs_wanted, relations
+from .. import i18n
 from ..i18n import N_, _
 
 # plan_options() runs pipeline/sql/plan/plan_options.sql: the views it reads are read by these pages too
@@ -78,13 +91,11 @@ OPTION_COLUMNS = [
     "observed_no_later_than",
     "why",
 ]
-# coefficients.json's tables, each from one query (the page's serving model reads their rows)
-COEFFICIENT_TABLES = {
-    "models": "coefficient_models",
-    "gpus": "coefficient_gpus",
-    "machines": "coefficient_machines",
-    "calibration": "coefficient_calibration",
-}
+# the tables the page's DuckDB holds, each the rows of a public view (or, for vram_fit, the rows plan_options.sql
+# can join: the training fits of machines one can rent) and core_parameters, the numbers param() reads
+BROWSER_TABLES = {view: f"select * from {view} order by all" for view in sorted(PLAN_VIEWS)}
+BROWSER_TABLES["vram_fit"] = FAMILY.queries["browser_vram_fit"]
+BROWSER_TABLES["core_parameters"] = FAMILY.queries["browser_core_parameters"]
 
 
 def question_url(q: Question, prefix: str = "") -> Markup:
@@ -161,12 +172,37 @@ def plan_index(models: pd.DataFrame) -> dict:
     }
 
 
-def json_files(coefficients: dict[str, pd.DataFrame], parameters, training: pd.DataFrame, index: dict) -> dict:
-    """The Planner's data: coefficients.json (full precision), one training file per model, index.json.
+def browser_files(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict]:
+    """What the page's DuckDB runs: each table's rows as CSV (DuckDB's own writer: numbers at full precision,
+    NULL empty; CSV because the core of DuckDB-WASM reads it, where JSON and Parquet are extensions it would fetch
+    from the network) with the statement that loads them at their types, the macro files and plan_options.sql as
+    they are, and the statement that makes plan_scenarios from the page's question. Returns (files, index.json's
+    `engine` entry)."""
+    files, load = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, query in BROWSER_TABLES.items():
+            columns = {c: t for c, t, *_ in con.execute(f"describe {query}").fetchall()}
+            out = Path(tmp) / f"{name}.csv"
+            con.execute(f"copy ({query}) to {path_literal(out)} (header)")
+            files[f"{API}/plan/tables/{name}.csv"] = out.read_text(encoding="utf-8")
+            load[name] = f"create table {name} as select * from {csv_reader(f'{name}.csv', columns)}"
+    sql = [*(p for p in MACRO_FILES), PLAN_SQL]
+    for path in sql:
+        files[f"{API}/plan/sql/{path.name}"] = path.read_text(encoding="utf-8")
+    engine = {
+        "tables": load,
+        "macros": [p.name for p in MACRO_FILES],
+        "plan": PLAN_SQL.name,
+        "scenarios": scenarios_sql(BROWSER_SCENARIOS),
+        "scenario_columns": list(SCENARIO_COLUMNS),
+    }
+    return files, engine
+
+
+def json_files(browser: dict[str, str], training: pd.DataFrame, index: dict) -> dict:
+    """The Planner's data: what the page's DuckDB runs (browser_files), one training file per model, index.json.
     `training`: plan_options' rows for training_scenarios()."""
-    tables = {name: columns_rows(frame) for name, frame in coefficients.items()}
-    tables["parameters"] = {p.name: float(p.value) for p in parameters}
-    files = {f"{API}/plan/coefficients.json": dumps({"schema_version": SCHEMA_VERSION, **tables})}
+    files = dict(browser)
     training = training[training["rank"] <= TOP]  # plan_options(..., top=TOP) gives only these
     by_model: dict[str, dict[str, list]] = {}
     values = zip(*(column(training[c]) for c in OPTION_COLUMNS))
@@ -187,6 +223,14 @@ def json_files(coefficients: dict[str, pd.DataFrame], parameters, training: pd.D
     return files
 
 
+def import_map() -> Markup:
+    """The Planner page's import map: each bare name the engine's modules import, to its file under vendor/ at the
+    site's root (one folder up per edition)."""
+    names = ("apache-arrow", "flatbuffers", "tslib")
+    imports = {name: f"../{i18n.root()}vendor/{name}/{VENDOR_ENTRY[name]}" for name in names}
+    return Markup(json.dumps({"imports": imports}))
+
+
 def context(options: pd.DataFrame, q: Question, models: pd.DataFrame, weights: str) -> dict:
     """The page's values: `options` are plan_options' rows for the default question `q`, cheapest first."""
     model_name = next((m.name for m in models.itertuples() if m.model_id == q.model), q.model)
@@ -197,6 +241,8 @@ def context(options: pd.DataFrame, q: Question, models: pd.DataFrame, weights: s
         "options": list(options.head(TOP).itertuples()),
         "total": len(options),
         "limits": LIMITS,
+        # where the engine's modules find the bare names they import (pipeline/vendor.py; trusted constants)
+        "import_map": import_map(),
         "tier_words": {value: _(word) for value, word in TIER_WORDS.items()},
         "cli": (
             f"gpu-atlas plan --model {q.model} --precision {q.precision} --users {q.users} "
@@ -211,9 +257,10 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     models = FAMILY.frame(con, "models")
     files = {}
     if programs_wanted():  # the Planner's JSON, once (the Chinese page reads the same files)
-        coefficients = {name: FAMILY.frame(con, query) for name, query in COEFFICIENT_TABLES.items()}
+        browser, engine = browser_files(con)
         training = plan_options(con, training_scenarios(max_contexts), top=TOP)
-        files = json_files(coefficients, FAMILY.rows(con, "coefficient_parameters"), training, plan_index(models))
+        index = {**plan_index(models), "engine": engine, "native_formats": native_formats}
+        files = json_files(browser, training, index)
     q = default_question(max_contexts)
     # the default question's options: the same in every edition, computed once (Family.once)
     options = FAMILY.once(

@@ -1,28 +1,22 @@
 -- The Planner's queries (planner.md and api/v1/plan/), over the public views only. The ranked options themselves
 -- come from pipeline/sql/plan/plan_options.sql (pipeline.plan.plan_options), over the public views too.
 
--- name: coefficient_models
--- coefficients.json: the rows of the views the page's serving model reads (site/javascripts/planner-model.js),
--- at full precision
-select * from serving_models order by model_id, format;
+-- name: browser_vram_fit
+-- the rows of vram_fit plan_options.sql's training options can join: a training fit (full and pre-training with
+-- selective recomputation, LoRA and QLoRA with full) that fits, at the GPU count of a machine one can rent; the
+-- columns it reads
+select model_id, workload, method, recompute, gpu_id, gpu_count, precision, context_tokens, per_gpu_required_gb,
+       usable_gb_per_gpu, fits
+from vram_fit
+where workload = 'training' and fits
+    and ((method = 'full' and recompute = 'selective') or (method in ('lora', 'qlora') and recompute = 'full'))
+    and (gpu_id, gpu_count) in (select (gpu_id, instance_gpus) from rentable_machines)
+order by all;
 
--- name: coefficient_gpus
-select * from serving_gpus order by gpu_id;
-
--- name: coefficient_machines
-select machine_id, provider, offering, gpu_id, instance_gpus, usd_per_hour, usd_per_gpu_hour,
-       pricing_tier, statistic, price_kind, region, observed_on, observed_date_known,
-       observed_no_later_than
-from rentable_machines order by machine_id, gpu_id;
-
--- name: coefficient_calibration
-select * from serving_calibration order by engine_family, model_kind;
-
--- name: coefficient_parameters
--- the parameters the serving model reads
-select name, value from parameters
-where name in ('runtime_overhead_gb', 'runtime_overhead_fraction', 'bytes_bf16', 'bytes_fp8', 'prefill_mfu')
-order by name;
+-- name: browser_core_parameters
+-- the numbers param() and param_list() read (pipeline/sql/macros/params.sql), from the parameters view
+select name, try_cast(value as double) as value, try_cast(value as double[]) as value_list
+from parameters order by name;
 
 -- name: models
 -- index.json: the models one can choose, smallest first

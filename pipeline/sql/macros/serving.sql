@@ -1,6 +1,6 @@
 -- The serving model, one formula for every caller: the Planner (pipeline/sql/plan/plan_options.sql),
--- the serving measurement bounds and calibration (out_serving_bounds, out_serving_calibration). The page
--- evaluates the same formulas in site/javascripts/planner-model.js; a test compares the two.
+-- the serving measurement bounds and calibration (out_serving_bounds, out_serving_calibration). The Planner's
+-- page runs this same file in the browser (DuckDB-WASM, api/v1/plan/sql/).
 -- A replica of d GPUs (tensor parallel) serves u concurrent users, each sending its next request as soon
 -- as the last is answered (continuous batching). A request prefills input_tokens (compute-bound) and
 -- decodes output_tokens, one per step, in steps shared by the u sequences (bandwidth-bound).

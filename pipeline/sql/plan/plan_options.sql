@@ -1,8 +1,9 @@
 -- Planner: ranked deployment options for each row of `plan_scenarios` (model_id, workload, precision,
 -- kv_precision, context_tokens, users, input_tokens, output_tokens, tokens, tier, engine_family,
--- min_tokens_per_user, max_ttft_s; a NULL tier means every tier). Reads only public views (serving_models,
--- serving_gpus, rentable_machines, serving_calibration, vram_fit, gpus, models, parameters); the page
--- evaluates the same formulas from the same views' rows (site/javascripts/planner-model.js).
+-- min_tokens_per_user, max_ttft_s; a NULL tier means every tier; machine_id and tensor_parallel, when set, keep
+-- that machine and split only: an option's load curve). Reads only public views (serving_models, serving_gpus,
+-- rentable_machines, serving_calibration, vram_fit, models, parameters); the Planner's page runs this same text
+-- in the browser (DuckDB-WASM) over the same views' rows (api/v1/plan/tables/).
 --
 -- workload 'serve': every machine one can rent (rentable_machines: one host of instance_gpus GPUs), split
 --   into replicas of d GPUs (tensor parallel: d in 1, 2, 4, 8, dividing the attention heads and the machine's
@@ -68,6 +69,8 @@ serve_cases as (
     where s.workload = 'serve'
         and m.instance_gpus % dg.d = 0 and mo.attention_heads % dg.d = 0
         and m.instance_gpus // dg.d <= s.users
+        and (s.machine_id is null or m.machine_id = s.machine_id)
+        and (s.tensor_parallel is null or dg.d = s.tensor_parallel)
         and (s.engine_family <> 'tensorrt-llm' or g.vendor = 'nvidia')
         and list_contains(g.engine_formats, mo.resolved_format)  -- an engine runs this format on this GPU
 ),
