@@ -1,18 +1,33 @@
--- The serving expectation's efficiencies per engine family and model kind (dense or mixture of experts; fitted on all of the family's published
--- throughput measurements, out_serving_fits), with how well they predict: the median |expected / measured - 1|
--- of each figure from the fit without its GPU (held out), and of the fit on all. The Planner uses these; an
--- engine family without measurements uses the defaults in parameters.
+-- The serving expectation's efficiencies and overheads per engine family and model kind (dense or mixture of
+-- experts; fitted on all of the family's published throughput and per-user figures, out_serving_fits), inside their
+-- physical ranges, with how well they predict figures they did not see: the median |expected / measured - 1| of
+-- each quantity (throughput per GPU, tokens/s per user, time to first token) from the fit without the figure's GPU,
+-- and of throughput from the fit without its publication. The Planner uses these; an engine family without
+-- measurements uses the defaults in parameters.
 with fits as (
-    select * from out_serving_fits where held_out_gpu_id is null
+    select * from out_serving_fits where held_out_gpu_id is null and held_out_source_id is null
+),
+
+figures as (
+    select engine_family, model_kind, quantity, source_id, measured,
+           coalesce(expected_capped, expected_ttft) as expected, expected_without_publication
+    from out_serving_estimates
+    where scenario in ('max_throughput', 'concurrency') and not speculative_decoding
 ),
 
 errs as (
     select engine_family, model_kind,
-           median(abs(expected / measured - 1)) as held_out_median_abs_error,
-           count(*) as held_out_figures
-    from (select engine_family, model_kind, measured, coalesce(expected_capped, expected_ttft) as expected
-          from out_serving_estimates
-          where quantity = 'throughput' and scenario in ('max_throughput', 'concurrency') and not speculative_decoding)
+           median(abs(expected / measured - 1)) filter (where quantity = 'throughput') as held_out_median_abs_error,
+           count(*) filter (where quantity = 'throughput') as held_out_figures,
+           median(abs(expected / measured - 1)) filter (where quantity = 'per_user')
+               as per_user_held_out_median_abs_error,
+           count(*) filter (where quantity = 'per_user') as per_user_held_out_figures,
+           median(abs(expected / measured - 1)) filter (where quantity = 'ttft') as ttft_held_out_median_abs_error,
+           count(*) filter (where quantity = 'ttft') as ttft_held_out_figures,
+           median(abs(expected_without_publication / measured - 1)) filter (where quantity = 'throughput')
+               as publication_held_out_median_abs_error,
+           count(distinct source_id) as publications
+    from figures
     group by all
 ),
 
@@ -29,12 +44,19 @@ select
     fa.label,
     coalesce(f.decode_efficiency, param('serving_decode_efficiency_default')) as decode_efficiency,
     coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
+    coalesce(f.step_overhead_us, 0) as step_overhead_us,
     coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
     f.engine_family is not null as calibrated,
     coalesce(f.measurements, 0) as measurements,
     coalesce(f.gpus, 0) as gpus_measured,
+    coalesce(e.publications, 0) as publications,
     e.held_out_median_abs_error,
-    e.held_out_figures
+    e.held_out_figures,
+    e.per_user_held_out_median_abs_error,
+    e.per_user_held_out_figures,
+    e.ttft_held_out_median_abs_error,
+    e.ttft_held_out_figures,
+    e.publication_held_out_median_abs_error
 from families as fa
 left join fits as f using (engine_family, model_kind)
 left join errs as e using (engine_family, model_kind)

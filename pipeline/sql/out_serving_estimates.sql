@@ -1,27 +1,42 @@
--- Every published serving measurement with its bound and its expectation from efficiencies fitted without its
--- GPU (out_serving_fits, leave one GPU out; a GPU alone in its family, or a family with no fit, uses the
--- defaults serving_decode_efficiency_default and serving_compute_efficiency_default). The expectation never
--- exceeds the bound.
+-- Every published serving measurement with its bound and two expectations: one from the fit without its GPU, one
+-- from the fit without its publication (out_serving_fits; a GPU or a publication alone in its family, or a family
+-- with no fit, uses the defaults serving_decode_efficiency_default and serving_compute_efficiency_default). The
+-- expectation never exceeds the bound. Throughput is output tokens per second per GPU (u / step per replica),
+-- per-user speed 1 / step, time to first token the prefill at the fitted compute share plus one step
+-- (serve_expected_step_s).
 with e as (
     select
         b.*,
         coalesce(f.decode_efficiency, param('serving_decode_efficiency_default')) as decode_efficiency,
         coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
+        coalesce(f.step_overhead_us, 0) as step_overhead_us,
         coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
-        f.engine_family is not null as calibrated_without_this_gpu
+        f.engine_family is not null as calibrated_without_this_gpu,
+        coalesce(p.decode_efficiency, param('serving_decode_efficiency_default')) as p_decode_efficiency,
+        coalesce(p.compute_efficiency, param('serving_compute_efficiency_default')) as p_compute_efficiency,
+        coalesce(p.step_overhead_us, 0) as p_step_overhead_us,
+        coalesce(p.sequence_overhead_us, 0) as p_sequence_overhead_us,
+        p.engine_family is not null as calibrated_without_this_publication
     from out_serving_bounds as b
     left join out_serving_fits as f
         on f.engine_family = b.engine_family and f.model_kind = b.model_kind and f.held_out_gpu_id = b.gpu_id
+    left join out_serving_fits as p
+        on p.engine_family = b.engine_family and p.model_kind = b.model_kind and p.held_out_source_id = b.source_id
 ),
 
 t as (
     select
         *,
-        serve_step_s(read_gb_expected, u_expected, active_params_b, gpus_per_replica, memory_bandwidth_gbs,
-                     compute_tflops, decode_efficiency, compute_efficiency)
-            + u_expected * sequence_overhead_us / 1e6 + comm_s as step_s,
-        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, param('prefill_mfu'))
-            as prefill_s
+        serve_expected_step_s(read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
+                              gpus_per_replica, memory_bandwidth_gbs, compute_tflops, decode_efficiency,
+                              compute_efficiency, step_overhead_us, sequence_overhead_us, comm_s) as step_s,
+        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency)
+            as prefill_s,
+        serve_expected_step_s(read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
+                              gpus_per_replica, memory_bandwidth_gbs, compute_tflops, p_decode_efficiency,
+                              p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us, comm_s) as p_step_s,
+        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency)
+            as p_prefill_s
     from e
 )
 
@@ -31,12 +46,17 @@ select
     scenario, concurrency, u_bound as concurrency_per_replica_bound, u_expected as concurrency_per_replica_expected,
     input_tokens, output_tokens, lengths, metric, value, unit, quantity, measured, bound, within_bound,
     measured / bound as measured_share_of_bound,
-    least(bound, case quantity
-        when 'throughput' then output_tokens * serve_requests_per_s(u_expected, output_tokens, step_s, prefill_s)
-                               / gpus_per_replica
-        when 'per_user' then serve_user_tokens_per_s(u_expected, output_tokens, step_s, prefill_s)
-    end) as expected_capped,
+    case quantity
+        when 'throughput' then least(bound, u_expected / step_s / gpus_per_replica)
+        when 'per_user' then least(bound, 1 / step_s)
+    end as expected_capped,
     case when quantity = 'ttft' then greatest(bound, prefill_s + step_s) end as expected_ttft,
-    decode_efficiency, compute_efficiency, sequence_overhead_us, calibrated_without_this_gpu,
+    case quantity
+        when 'throughput' then least(bound, u_expected / p_step_s / gpus_per_replica)
+        when 'per_user' then least(bound, 1 / p_step_s)
+        when 'ttft' then greatest(bound, p_prefill_s + p_step_s)
+    end as expected_without_publication,
+    decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, calibrated_without_this_gpu,
+    calibrated_without_this_publication,
     quote, source_id, source_file, source_row
 from t

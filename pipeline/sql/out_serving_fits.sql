@@ -1,40 +1,41 @@
 -- The serving expectation per engine family and model kind (dense, or mixture of experts, whose routed expert
--- kernels run at a lower share of peak), fitted on the published throughput measurements (out_serving_bounds:
--- maximum-throughput and fixed-concurrency runs, no speculative decoding): the share of peak bandwidth a decode
--- step streams at (decode_efficiency), the share of dense peak compute a decode step held by compute reaches
--- (compute_efficiency; prefill runs at prefill_mfu) and a fixed time each sequence adds to a step
--- (sequence_overhead_us: scheduling, sampling, the attention kernels' own cost): the triple on a grid (0.05 steps;
--- 0 to 320 us) that minimises the sum of |log(expected / measured)| over output tokens per second per GPU
--- (absolute, not squared: publications disagree by 3x on the same deployment, and one should not steer the fit).
--- Fitted once on all of a group's GPUs (held_out_gpu_id NULL) and once without each GPU (leave one GPU out), so
--- that every measured figure has an expectation that did not see its GPU.
+-- kernels run at a lower share of peak), fitted on the published measurements (out_serving_bounds:
+-- maximum-throughput and fixed-concurrency runs, no speculative decoding; output tokens per second per GPU and per
+-- user): the share of peak bandwidth a step streams at (decode_efficiency), the share of dense peak its compute
+-- reaches (compute_efficiency, decode and chunked prefill alike), a fixed time per step (step_overhead_us:
+-- scheduling, kernel launches) and per sequence (sequence_overhead_us), in serve_expected_step_s. Each is searched
+-- on a grid inside its physical range: bandwidth 30% to 90% of peak, compute 20% to 85% of dense peak, overheads
+-- from 0; the point that minimises the sum of |log(expected / measured)| (absolute, not squared: publications
+-- disagree by 3x on the same deployment, and one should not steer the fit).
+-- Fitted once on all of a group's figures (held_out_gpu_id and held_out_source_id NULL), once without each GPU and
+-- once without each publication, so that every measured figure has expectations that did not see its GPU, nor its
+-- publication.
 with obs as (
     select * from out_serving_bounds
-    where quantity = 'throughput' and scenario in ('max_throughput', 'concurrency') and not speculative_decoding
-        and engine_family <> 'other'
+    where quantity in ('throughput', 'per_user') and scenario in ('max_throughput', 'concurrency')
+        and not speculative_decoding and engine_family <> 'other'
 ),
 
 grid as (
-    select e_bw, e_fl, c_us
-    from range(10, 101, 5) as a(bw), range(5, 101, 5) as b(fl),
-         (values (0), (10), (20), (40), (80), (160), (320)) as c(c_us),
+    select e_bw, e_fl, step_us, seq_us
+    from range(30, 91, 5) as a(bw), range(20, 86, 5) as b(fl),
+         (values (0), (250), (500), (1000), (2000), (4000), (8000)) as s(step_us),
+         (values (0), (10), (20), (40), (80), (160)) as c(seq_us),
          lateral (select bw / 100.0 as e_bw, fl / 100.0 as e_fl)
 ),
 
--- each GPU's error at every grid point, computed once; a fit without a GPU is then the group's total less that GPU's
--- share (evaluating the serving model once per observation and grid point, not once per held-out set as well).
--- Errors are rounded to 1e-9 so that grid points whose errors are equal stay equal whatever the summing order.
-per_gpu as (
+-- each (GPU, publication) cell's error at every grid point, computed once; a fit without a GPU or a publication is
+-- then the group's total less that GPU's or publication's cells (the serving model is evaluated once per
+-- observation and grid point, not once per held-out set as well). Errors are rounded to 1e-9 so that grid points
+-- whose errors are equal stay equal whatever the summing order.
+cells as (
     select
-        o.engine_family, o.model_kind, o.gpu_id, gr.e_bw, gr.e_fl, gr.c_us,
+        o.engine_family, o.model_kind, o.gpu_id, o.source_id, gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us,
         sum(abs(ln(least(o.bound,
-            o.output_tokens * serve_requests_per_s(o.u_expected, o.output_tokens,
-                serve_step_s(o.read_gb_expected, o.u_expected, o.active_params_b, o.gpus_per_replica,
-                             o.memory_bandwidth_gbs, o.compute_tflops, gr.e_bw, gr.e_fl)
-                    + o.u_expected * gr.c_us / 1e6 + o.comm_s,
-                serve_prefill_s(o.input_tokens, o.active_params_b, o.gpus_per_replica, o.compute_tflops,
-                                param('prefill_mfu')))
-            / o.gpus_per_replica) / o.measured))) as abs_log_error,
+            (case o.quantity when 'throughput' then o.u_expected / o.gpus_per_replica else 1 end)
+            / serve_expected_step_s(o.read_gb_expected, o.u_expected, o.input_tokens, o.output_tokens,
+                                    o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs, o.compute_tflops,
+                                    gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us, o.comm_s)) / o.measured))) as abs_log_error,
         count(*) as measurements
     from obs as o
     cross join grid as gr
@@ -42,35 +43,48 @@ per_gpu as (
 ),
 
 totals as (
-    select engine_family, model_kind, e_bw, e_fl, c_us, sum(abs_log_error) as abs_log_error,
-           sum(measurements) as measurements, count(*) as gpus
-    from per_gpu
+    select engine_family, model_kind, e_bw, e_fl, step_us, seq_us, sum(abs_log_error) as abs_log_error,
+           sum(measurements) as measurements, count(distinct gpu_id) as gpus
+    from cells
     group by all
 ),
 
+held_out as (
+    select engine_family, model_kind, 'gpu' as held_out_kind, gpu_id as held_out, e_bw, e_fl, step_us, seq_us,
+           sum(abs_log_error) as abs_log_error, sum(measurements) as measurements
+    from cells group by all
+    union all
+    select engine_family, model_kind, 'source', source_id, e_bw, e_fl, step_us, seq_us,
+           sum(abs_log_error), sum(measurements)
+    from cells group by all
+),
+
 errors as (
-    select engine_family, model_kind, null::varchar as held_out_gpu_id, e_bw, e_fl, c_us,
-           round(abs_log_error, 9) as abs_log_error, measurements, gpus
+    select engine_family, model_kind, null::varchar as held_out_kind, null::varchar as held_out, e_bw, e_fl, step_us,
+           seq_us, round(abs_log_error, 9) as abs_log_error, measurements, gpus
     from totals
     union all
-    select p.engine_family, p.model_kind, p.gpu_id, p.e_bw, p.e_fl, p.c_us,
-           round(t.abs_log_error - p.abs_log_error, 9), t.measurements - p.measurements, t.gpus - 1
-    from per_gpu as p
-    join totals as t using (engine_family, model_kind, e_bw, e_fl, c_us)
-    where t.measurements > p.measurements
+    select h.engine_family, h.model_kind, h.held_out_kind, h.held_out, h.e_bw, h.e_fl, h.step_us, h.seq_us,
+           round(t.abs_log_error - h.abs_log_error, 9), t.measurements - h.measurements,
+           t.gpus - (h.held_out_kind = 'gpu')::integer
+    from held_out as h
+    join totals as t using (engine_family, model_kind, e_bw, e_fl, step_us, seq_us)
+    where t.measurements > h.measurements
 )
 
--- the best triple; among equal errors the smallest overhead and the higher efficiencies (the faster expectation)
+-- the best point; among equal errors the smallest overheads and the higher efficiencies (the faster expectation)
 , best as (
-    select engine_family, model_kind, held_out_gpu_id,
-           arg_min({'bw': e_bw, 'fl': e_fl, 'c': c_us, 'n': measurements, 'g': gpus}, [abs_log_error, c_us, -e_bw, -e_fl])
-               as b,
+    select engine_family, model_kind, held_out_kind, held_out,
+           arg_min({'bw': e_bw, 'fl': e_fl, 's': step_us, 'c': seq_us, 'n': measurements, 'g': gpus},
+                   [abs_log_error, step_us, seq_us, -e_bw, -e_fl]) as b,
            min(abs_log_error) as abs_log_error
     from errors
     group by all
 )
 
-select engine_family, model_kind, held_out_gpu_id, b.bw as decode_efficiency, b.fl as compute_efficiency,
-       b.c as sequence_overhead_us, abs_log_error,
-       b.n as measurements, b.g as gpus
+select engine_family, model_kind,
+       case when held_out_kind = 'gpu' then held_out end as held_out_gpu_id,
+       case when held_out_kind = 'source' then held_out end as held_out_source_id,
+       b.bw as decode_efficiency, b.fl as compute_efficiency, b.s as step_overhead_us, b.c as sequence_overhead_us,
+       abs_log_error, b.n as measurements, b.g as gpus
 from best

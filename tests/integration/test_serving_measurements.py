@@ -51,6 +51,37 @@ def test_expectations_never_beat_the_bound_and_every_family_is_calibrated(db):
     assert all(0 < e <= 1 and 0 < c <= 1 for *_, e, c in rows)
 
 
+def test_the_calibration_stays_inside_physical_ranges_and_publishes_its_held_out_errors(db):
+    """A share of peak no engine reaches (bandwidth above 92%, compute above 85%) or a negative overhead would be a fit
+    trading one term against another; each family is calibrated on at least five GPUs, and its error on figures it
+    did not see (without their GPU, without their publication) is published for every quantity it has."""
+    rows = db.execute(
+        """select engine_family, model_kind, decode_efficiency, compute_efficiency, step_overhead_us,
+                  sequence_overhead_us, gpus_measured, publications, held_out_median_abs_error,
+                  publication_held_out_median_abs_error, per_user_held_out_median_abs_error
+           from serving_calibration"""
+    ).fetchall()
+    for family, kind, bw, fl, step, seq, gpus, pubs, by_gpu, by_pub, per_user in rows:
+        assert 0 < bw <= 0.92 and 0 < fl <= 0.85, (family, kind, bw, fl)
+        assert step >= 0 and seq >= 0, (family, kind)
+        assert gpus >= 3 and pubs >= 2, (family, kind, gpus, pubs)
+        assert by_gpu is not None and by_pub is not None and 0 <= by_gpu < 1 and 0 <= by_pub < 1, (family, kind)
+    gpus = dict(
+        db.execute("select engine_family, count(distinct gpu_id) from serving_measurements group by 1").fetchall()
+    )
+    assert gpus["vllm-sglang"] >= 5 and gpus["tensorrt-llm"] >= 5, gpus
+
+
+def test_a_time_to_first_token_has_no_throughput_expectation(db):
+    """expected_capped is throughput or per-user speed; a time to first token has expected_ttft only (least() over a
+    NULL once made it the bound)."""
+    rows = db.execute(
+        """select count(*) filter (where expected_capped is not null), count(*) filter (where expected_ttft is null)
+           from serving_vs_estimate where quantity = 'ttft'"""
+    ).fetchone()
+    assert rows == (0, 0)
+
+
 def test_a_figure_beyond_its_bound_stops_the_build(sources_copy, isolated_paths):
     """A throughput ten times what the hardware can give, in a copy of the sources: the build fails naming it."""
     from pipeline.run import materialize

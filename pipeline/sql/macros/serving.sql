@@ -39,23 +39,34 @@ create or replace macro serve_compute_mode(format, native_compute, fp8_tflops, f
          when format = 'bf16' then '16-bit'
          else 'weight-only, 16-bit compute' end;
 
--- seconds of one decode step: its reads at e_bw of peak bandwidth or its compute (2 FLOPs per active
--- parameter per sequence) at e_fl of dense peak, whichever is longer
+-- seconds of one decode step with no prompt beside it: its reads at e_bw of peak bandwidth or its compute (2 FLOPs
+-- per active parameter per sequence) at e_fl of dense peak, whichever is longer (the bound of a user's speed: e = 1)
 create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_gbs, tflops, e_bw, e_fl) as
     greatest(read_gb / (d * bandwidth_gbs * e_bw), u * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl));
 
--- seconds of one request's prefill: 2 FLOPs per active parameter per input token at e_fl of dense peak
+-- seconds of one request's prefill: 2 FLOPs per active parameter per input token at e_fl of dense peak (the time
+-- to first token: its prefill, then one step)
 create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops, e_fl) as
     input_tokens * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl);
 
--- requests per second of a replica: each request takes output_tokens decode steps shared by u sequences and
--- one prefill during which the others wait: u / (output_tokens x step + u x prefill)
-create or replace macro serve_requests_per_s(u, output_tokens, step_s, prefill_s) as
-    u / (output_tokens * step_s + u * prefill_s);
+-- seconds of one step of the expectation. Continuous batching with chunked prefill: every step decodes one token
+-- of each of the u sequences and computes, beside them, the prompt tokens of the requests that arrive (on average u x
+-- input / output tokens a step: each request brings input tokens per output tokens steps). The step's reads at e_bw
+-- of peak bandwidth or its compute (2 FLOPs per active parameter per decoded and prompt token) at e_fl of dense peak,
+-- whichever is longer, plus a fixed time per step (scheduling, kernel launches) and per sequence (sampling, the
+-- attention kernels' own cost), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100%
+-- of peak with no overhead (serve_bound_request_s). A replica then gives u / step output tokens per second, each user
+-- 1 / step.
+create or replace macro serve_expected_step_s(read_gb, u, input_tokens, output_tokens, active_params_b, d,
+                                              bandwidth_gbs, tflops, e_bw, e_fl, step_us, sequence_us, comm_s) as
+    greatest(read_gb / (d * bandwidth_gbs * e_bw),
+             u * (1 + input_tokens / output_tokens) * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl))
+    + (step_us + u * sequence_us) / 1e6 + comm_s;
 
--- output tokens per second one user sees while its answer is generated (the other users' prefills pause it)
-create or replace macro serve_user_tokens_per_s(u, output_tokens, step_s, prefill_s) as
-    output_tokens / (output_tokens * step_s + greatest(u - 1, 0) * prefill_s);
+-- the share of a step's time its prompt tokens' compute takes (the rest decodes): how the machine's hour is split
+-- between input and output tokens. Where the step is bound by its reads, prompt tokens ride along almost free.
+create or replace macro serve_prefill_share(step_s, u, input_tokens, output_tokens, active_params_b, d, tflops, e_fl) as
+    least(1.0, u * input_tokens / output_tokens * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl) / step_s);
 
 -- the bound: GPU seconds one request needs at 100% of peak, however the engine schedules it: the larger of
 -- its compute (2 FLOPs per active parameter per input and output token) and its share of the decode reads

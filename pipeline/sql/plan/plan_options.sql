@@ -10,11 +10,12 @@
 --   GPUs; no more replicas than users); the users are shared evenly by the replicas.
 --   Memory per GPU: weights + a cache reserved for max(each user's input + output tokens, one sequence at the
 --   full context) + the runtime overhead (serve_per_gpu_gb). Speeds from the serving model
---   (pipeline/sql/macros/serving.sql) with the efficiencies calibrated for the engine family and the model's kind
---   (dense or mixture of experts: serving_calibration);
---   the bound at 100% of peak. Of a machine's fitting splits that meet the targets, the one with the most
---   throughput. The machine's hour is split between input and output tokens by the time each takes:
---   prefill's share of the hour buys the input tokens, decode's the output tokens. Ranked by $ per million
+--   (pipeline/sql/macros/serving.sql: continuous batching with chunked prefill, serve_expected_step_s) with the
+--   efficiencies and overheads calibrated for the engine family and the model's kind (dense or mixture of
+--   experts: serving_calibration); the bound at 100% of peak. Of a machine's fitting splits that meet the targets,
+--   the one with the most throughput. The machine's hour is split between input and output tokens by the time
+--   each takes in a step (serve_prefill_share): the prompt tokens' compute buys the input tokens, the rest the
+--   output tokens. Ranked by $ per million
 --   tokens at the stated input:output ratio (equivalently, $ per request).
 -- workload 'full' | 'lora' | 'qlora' | 'pretrain': fine-tune or pre-train on `tokens` tokens on one machine,
 --   every GPU of it sharding the model (vram_fit at the machine's GPU count: full and pretrain with selective
@@ -25,7 +26,6 @@ with sc as (select *, row_number() over () as scenario_id from plan_scenarios),
 
 p as (
     select
-        max(try_cast(value as double)) filter (where name = 'prefill_mfu') as prefill_mfu,
         max(try_cast(value as double)) filter (where name = 'pretrain_tokens_per_param') as pretrain_tokens_per_param,
         max(try_cast(value as double)) filter (where name = 'runtime_overhead_gb') as fixed_gb,
         max(try_cast(value as double)) filter (where name = 'runtime_overhead_fraction') as overhead_fraction,
@@ -52,9 +52,9 @@ serve_cases as (
              then '16-bit as FP16 (no BF16 units)'
              else serve_compute_mode(mo.resolved_format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops)
         end as compute_mode,
-        c.decode_efficiency, c.compute_efficiency, c.sequence_overhead_us,
+        c.decode_efficiency, c.compute_efficiency, c.step_overhead_us, c.sequence_overhead_us,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
-        p.fixed_gb, p.overhead_fraction, p.prefill_mfu,
+        p.fixed_gb, p.overhead_fraction,
         dg.d,
         m.instance_gpus // dg.d as replicas,
         s.users / (m.instance_gpus // dg.d) as u
@@ -101,9 +101,10 @@ serve_fit as (
 serve_timed as (
     select
         *,
-        serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops,
-                     decode_efficiency, compute_efficiency) + u * sequence_overhead_us / 1e6 + comm_s as step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, prefill_mfu) as prefill_s,
+        serve_expected_step_s(read_gb, u, input_tokens, output_tokens, active_params_b, d, memory_bandwidth_gbs,
+                              compute_tflops, decode_efficiency, compute_efficiency, step_overhead_us,
+                              sequence_overhead_us, comm_s) as step_s,
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency) as prefill_s,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
         serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1) as bound_prefill_s,
         serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
@@ -116,16 +117,15 @@ serve_speeds as (
     select
         *,
         -- output tokens per second of the whole machine (all replicas): expected (never above the bound), bound
-        least(replicas * output_tokens * serve_requests_per_s(u, output_tokens, step_s, prefill_s),
-              replicas * output_tokens / bound_request_s) as throughput_tokens_per_s,
+        least(replicas * u / step_s, replicas * output_tokens / bound_request_s) as throughput_tokens_per_s,
         replicas * output_tokens / bound_request_s as bound_throughput_tokens_per_s,
-        least(serve_user_tokens_per_s(u, output_tokens, step_s, prefill_s), 1 / bound_step_s)
-            as expected_tokens_per_s_per_user,
+        least(1 / step_s, 1 / bound_step_s) as expected_tokens_per_s_per_user,
         1 / bound_step_s as bound_tokens_per_s_per_user,
         prefill_s + step_s as ttft_s,
         bound_prefill_s as bound_ttft_s,
         -- the share of the machine's time spent prefilling (the rest decodes)
-        least(1.0, serve_requests_per_s(u, output_tokens, step_s, prefill_s) * prefill_s) as prefill_share
+        serve_prefill_share(step_s, u, input_tokens, output_tokens, active_params_b, d, compute_tflops,
+                            compute_efficiency) as prefill_share
     from serve_timed
 ),
 
