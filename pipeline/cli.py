@@ -351,7 +351,7 @@ def plan_command(
     )
     if not result["options"]:
         typer.echo(
-            "no option: no rentable machine of up to 8 GPUs holds it"
+            "no option: no rentable machine holds it, even 64 machines of one offer"
             + (" at the speed asked" if min_tokens_per_user or max_ttft else "")
         )
         return
@@ -367,7 +367,8 @@ def plan_command(
         )
     for o in result["options"]:
         split = f" (TP {o['tensor_parallel']} x {o['replicas']})" if serve else ""
-        machine = f"{o['instance_gpus']} x {o['gpu_name']}"[: 36 - len(split)] + split
+        fleet = f"{o['machines']} x " if (o.get("machines") or 1) > 1 else ""
+        machine = f"{fleet}{o['instance_gpus']} x {o['gpu_name']}"[: 36 - len(split)] + split
         if serve:
             typer.echo(
                 f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "

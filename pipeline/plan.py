@@ -72,8 +72,9 @@ SCENARIO_COLUMNS = {
     "engine_family": "varchar",
     "min_tokens_per_user": "double",
     "max_ttft_s": "double",
-    # one machine and split only (the load curve of an option); NULL: every machine, its best split
+    # one machine, fleet and split only (the load curve of an option); NULL: every machine, its cheapest fleet and split
     "machine_id": "varchar",
+    "machines": "integer",
     "tensor_parallel": "integer",
 }
 

@@ -22,7 +22,7 @@
     return sql().then(function (e) { return e.plan(scenarios); });
   }
   function scenario(q, extra) {
-    return Object.assign({ tokens: null, machine_id: null, tensor_parallel: null }, q, extra || {});
+    return Object.assign({ tokens: null, machine_id: null, machines: null, tensor_parallel: null }, q, extra || {});
   }
   function busy(on) { document.body.dataset.plannerBusy = on ? "1" : "0"; }
   var NUMBERS = { users: "users", input: "input_tokens", output: "output_tokens", context: "context",
@@ -230,6 +230,7 @@
     options.slice(0, SHOWN).forEach(function (o) {
       var r = el("tr");
       var machine = el("td");
+      if (o.machines > 1) machine.appendChild(document.createTextNode(Atlas.t("{k} machines of", { k: o.machines }) + " "));
       machine.appendChild(document.createTextNode(o.instance_gpus + " × "));
       machine.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
       machine.appendChild(el("br"));
@@ -290,7 +291,7 @@
     for (var users = o.replicas; users <= index.limits.users[1]; users *= 2) loads.push(users);
     return ask(loads.map(function (users) {
       return scenario(q, { users: users, min_tokens_per_user: null, max_ttft_s: null, machine_id: o.machine_id,
-                           tensor_parallel: o.tensor_parallel });
+                           machines: o.machines, tensor_parallel: o.tensor_parallel });
     })).then(function (rows) {
       var points = [];
       for (var i = 0; i < loads.length; i++) {
@@ -371,8 +372,8 @@
         (q.max_ttft_s !== null ? Atlas.t(", first token within {s} s", { s: fmt(q.max_ttft_s, 2) }) : "");
       var counts = { shown: Math.min(SHOWN, options.length), n: fmt(options.length) };
       var answer = !options.length
-        ? (target ? Atlas.t("no rentable machine of up to 8 GPUs holds it at that speed.")
-          : Atlas.t("no rentable machine of up to 8 GPUs holds it."))
+        ? (target ? Atlas.t("no rentable machine holds it at that speed, even 64 machines of one offer.")
+          : Atlas.t("no rentable machine holds it, even 64 machines of one offer."))
         : options.length === 1 ? Atlas.t("the {shown} cheapest of {n} option.", counts)
           : Atlas.t("the {shown} cheapest of {n} options.", counts);
       var users = Number(q.users) === 1 ? Atlas.t("{n} concurrent user", { n: fmt(q.users) })

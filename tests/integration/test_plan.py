@@ -62,8 +62,9 @@ def test_the_issue_question_gets_ranked_rentable_options(built_site):
     for o in opts:
         for column in REQUIRED:
             assert o[column] is not None and o[column] > 0, (column, o)
-        assert o["instance_gpus"] >= o["gpu_count"]
-        assert o["tensor_parallel"] * o["replicas"] == o["instance_gpus"]
+        assert o["gpu_count"] == o["machines"] * o["instance_gpus"]
+        assert o["tensor_parallel"] * o["replicas"] == o["gpu_count"]
+        assert o["users_per_replica"] * o["replicas"] == pytest.approx(50)
         assert o["expected_tokens_per_s"] <= o["bound_tokens_per_s"] * (1 + 1e-9)
         assert o["expected_tokens_per_s_per_user"] <= o["bound_tokens_per_s_per_user"] * (1 + 1e-9)
         assert o["ttft_s"] >= o["bound_ttft_s"]
@@ -88,6 +89,26 @@ def test_a_speed_target_removes_the_slower_options(built_site):
         "options"
     ]
     assert quick and all(o["ttft_s"] <= 0.2 for o in quick)
+
+
+def test_a_speed_target_is_met_by_renting_more_identical_machines(built_site):
+    """200 users of gpt-oss-120b at 30 tokens/s each: more than one machine's worth. k identical machines of one
+    offer behind a load balancer (no interconnect) are an option; each states its machines, replicas and users per
+    replica, and the first meets the target."""
+    out = cli(
+        built_site["db"],
+        *("--model", "gpt-oss-120b", "--users", "200", "--input-tokens", "2000", "--output-tokens", "500"),
+        *("--min-tokens-per-user", "30", "--json", "--limit", "20"),
+    )
+    assert out.returncode == 0, out.stderr
+    opts = json.loads(out.stdout)["options"]
+    assert opts and opts[0]["expected_tokens_per_s_per_user"] >= 30
+    assert any(o["machines"] > 1 for o in opts)
+    for o in opts:
+        assert o["replicas"] == o["machines"] * o["instance_gpus"] // o["tensor_parallel"]
+        assert o["users_per_replica"] == pytest.approx(200 / o["replicas"])
+        # the price is the fleet's: k machines at the offer's hourly price
+        assert o["usd_per_hour"] == pytest.approx(o["machines"] * o["usd_per_gpu_hour"] * o["instance_gpus"], rel=1e-6)
 
 
 def test_no_option_combines_listings_of_smaller_machines(db):

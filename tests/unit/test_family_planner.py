@@ -29,6 +29,7 @@ def option(rank: int, **kw) -> dict:
     row = {
         "rank": rank,
         "instance_gpus": 2,
+        "machines": 1,
         "gpu_id": "nvidia-b200-sxm-180gb",
         "gpu_name": "B200 SXM 180 GB",
         "tensor_parallel": 2,
@@ -56,6 +57,7 @@ def page(options: pd.DataFrame, weights: str = "FP8 weights", name: str = "Llama
 def test_page_shows_the_cheapest_options_of_the_default_question():
     options = pd.DataFrame([option(i + 1) for i in range(TOP + 2)])
     options.loc[1, ["instance_gpus", "tensor_parallel", "replicas"]] = [8, 4, 2]
+    options.loc[2, ["machines", "instance_gpus", "tensor_parallel", "replicas"]] = [3, 1, 1, 3]
     text = page(options)
     assert text.startswith("---\nhide:\n  - toc\n---\n# Planner\n")
     assert (
@@ -73,6 +75,8 @@ def test_page_shows_the_cheapest_options_of_the_default_question():
         '0.18 | $0.240 | $4.532 | $1.098 | <time class="atlas-age" datetime="2026-09-20">2026-09-20</time> |'
     ) in text
     assert "| 2 | 8 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 4 × 2 replicas |" in text
+    # k identical machines of one offer: said so
+    assert "| 3 | 3 machines of 1 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 1 × 3 replicas |" in text
     assert "| 11 |" not in text
     assert (
         "<code>gpu-atlas plan --model llama-3.3-70b --precision native --users 50 --input-tokens 2000 "

@@ -5,9 +5,10 @@
 -- rentable_machines, serving_calibration, vram_fit, models, parameters); the Planner's page runs this same text
 -- in the browser (DuckDB-WASM) over the same views' rows (api/v1/plan/tables/).
 --
--- workload 'serve': every machine one can rent (rentable_machines: one host of instance_gpus GPUs), split
---   into replicas of d GPUs (tensor parallel: d in 1, 2, 4, 8, dividing the attention heads and the machine's
---   GPUs; no more replicas than users); the users are shared evenly by the replicas.
+-- workload 'serve': k identical machines of one offer (rentable_machines: one host of instance_gpus GPUs; k from 1 to
+--   64, behind a load balancer: no interconnect between them), each split into replicas of d GPUs (tensor
+--   parallel: d in 1, 2, 4, 8, dividing the attention heads and the machine's GPUs; no more replicas than users);
+--   the users are shared evenly by the k x instance_gpus / d replicas.
 --   Memory per GPU: weights + a cache reserved for max(each user's input + output tokens, one sequence at the
 --   full context) + the runtime overhead (serve_per_gpu_gb). Speeds from the serving model
 --   (pipeline/sql/macros/serving.sql: continuous batching with chunked prefill, serve_expected_step_s) with the
@@ -36,6 +37,9 @@ p as (
 
 degrees as (select unnest([1, 2, 4, 8]) as d),
 
+-- how many identical machines a deployment rents (more machines: more replicas, fewer users each, faster)
+fleet as (select unnest([1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64]) as k),
+
 serve_cases as (
     select
         s.scenario_id, s.model_id, s.workload, s.precision, s.kv_precision, s.context_tokens, s.users,
@@ -56,8 +60,9 @@ serve_cases as (
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction,
         dg.d,
-        m.instance_gpus // dg.d as replicas,
-        s.users / (m.instance_gpus // dg.d) as u
+        fl.k,
+        fl.k * (m.instance_gpus // dg.d) as replicas,
+        s.users / (fl.k * (m.instance_gpus // dg.d)) as u
     from sc as s
     join serving_models as mo on mo.model_id = s.model_id and mo.format = s.precision
     join rentable_machines as m on (s.tier is null or m.pricing_tier = s.tier)
@@ -65,10 +70,12 @@ serve_cases as (
     join serving_calibration as c on c.engine_family = s.engine_family
         and c.model_kind = case when mo.is_moe then 'moe' else 'dense' end
     cross join degrees as dg
+    cross join fleet as fl
     cross join p
     where s.workload = 'serve'
         and m.instance_gpus % dg.d = 0 and mo.attention_heads % dg.d = 0
-        and m.instance_gpus // dg.d <= s.users
+        and fl.k * (m.instance_gpus // dg.d) <= s.users
+        and (s.machines is null or fl.k = s.machines)
         and (s.machine_id is null or m.machine_id = s.machine_id)
         and (s.tensor_parallel is null or dg.d = s.tensor_parallel)
         and (s.engine_family <> 'tensorrt-llm' or g.vendor = 'nvidia')
@@ -116,7 +123,7 @@ serve_timed as (
 serve_speeds as (
     select
         *,
-        -- output tokens per second of the whole machine (all replicas): expected (never above the bound), bound
+        -- output tokens per second of the whole deployment (all replicas): expected (never above the bound), bound
         least(replicas * u / step_s, replicas * output_tokens / bound_request_s) as throughput_tokens_per_s,
         replicas * output_tokens / bound_request_s as bound_throughput_tokens_per_s,
         least(1 / step_s, 1 / bound_step_s) as expected_tokens_per_s_per_user,
@@ -132,8 +139,9 @@ serve_speeds as (
 serve_best as (
     select
         *,
+        -- of a machine's fleets and splits, the cheapest per token (the fewest machines that meet the targets)
         row_number() over (partition by scenario_id, machine_id
-                           order by throughput_tokens_per_s desc, d) as split_rank
+                           order by k * usd_per_hour / throughput_tokens_per_s, k, d) as split_rank
     from serve_speeds
     where (min_tokens_per_user is null or expected_tokens_per_s_per_user >= min_tokens_per_user)
         and (max_ttft_s is null or ttft_s <= max_ttft_s)
@@ -143,22 +151,24 @@ serve as (
     select
         scenario_id, model_id, model_name, workload, precision, kv_precision, context_tokens, users, input_tokens,
         output_tokens, tokens, tier, engine_family, min_tokens_per_user, max_ttft_s,
-        gpu_id, gpu_name, instance_gpus as gpu_count, instance_gpus, d as tensor_parallel, replicas,
-        u as users_per_replica, machine_id, provider, offering, pricing_tier, statistic, price_kind, region,
-        observed_on, observed_date_known, observed_no_later_than, usd_per_hour, usd_per_gpu_hour, compute_mode,
-        per_gpu_required_gb * instance_gpus as required_gb,
-        usable_gb_per_gpu * instance_gpus as capacity_gb,
-        throughput_tokens_per_s / instance_gpus as throughput_tokens_per_s_per_gpu,
-        bound_throughput_tokens_per_s / instance_gpus as bound_throughput_tokens_per_s_per_gpu,
+        gpu_id, gpu_name, k * instance_gpus as gpu_count, instance_gpus, k as machines, d as tensor_parallel,
+        replicas, u as users_per_replica, machine_id, provider, offering, pricing_tier, statistic, price_kind, region,
+        observed_on, observed_date_known, observed_no_later_than, k * usd_per_hour as usd_per_hour, usd_per_gpu_hour,
+        compute_mode,
+        per_gpu_required_gb * k * instance_gpus as required_gb,
+        usable_gb_per_gpu * k * instance_gpus as capacity_gb,
+        throughput_tokens_per_s / (k * instance_gpus) as throughput_tokens_per_s_per_gpu,
+        bound_throughput_tokens_per_s / (k * instance_gpus) as bound_throughput_tokens_per_s_per_gpu,
         throughput_tokens_per_s as expected_tokens_per_s,
         bound_throughput_tokens_per_s as bound_tokens_per_s,
         expected_tokens_per_s_per_user, bound_tokens_per_s_per_user, ttft_s, bound_ttft_s,
         prefill_share,
         throughput_tokens_per_s * input_tokens / output_tokens as input_tokens_per_s,
-        usd_per_hour * prefill_share / (throughput_tokens_per_s * input_tokens / output_tokens * 3600) * 1e6
+        k * usd_per_hour * prefill_share / (throughput_tokens_per_s * input_tokens / output_tokens * 3600) * 1e6
             as usd_per_million_input_tokens,
-        usd_per_hour * (1 - prefill_share) / (throughput_tokens_per_s * 3600) * 1e6 as usd_per_million_output_tokens,
-        usd_per_hour / (throughput_tokens_per_s * (input_tokens + output_tokens) / output_tokens * 3600) * 1e6
+        k * usd_per_hour * (1 - prefill_share) / (throughput_tokens_per_s * 3600) * 1e6
+            as usd_per_million_output_tokens,
+        k * usd_per_hour / (throughput_tokens_per_s * (input_tokens + output_tokens) / output_tokens * 3600) * 1e6
             as usd_per_million_tokens,
         case when prefill_share > 0.5 then 'prefill (compute)'
              when read_gb / (d * memory_bandwidth_gbs * decode_efficiency)
@@ -174,8 +184,8 @@ train as (
         s.scenario_id, s.model_id, mo.name as model_name, s.workload, f.precision, null::varchar as kv_precision,
         f.context_tokens, 1 as users, null::double as input_tokens, null::double as output_tokens, s.tokens, s.tier,
         null::varchar as engine_family, null::double as min_tokens_per_user, null::double as max_ttft_s,
-        m.gpu_id, g.name as gpu_name, m.instance_gpus as gpu_count, m.instance_gpus, null::integer as tensor_parallel,
-        1 as replicas, null::double as users_per_replica, m.machine_id, m.provider, m.offering, m.pricing_tier,
+        m.gpu_id, g.name as gpu_name, m.instance_gpus as gpu_count, m.instance_gpus, 1 as machines,
+        null::integer as tensor_parallel, 1 as replicas, null::double as users_per_replica, m.machine_id, m.provider, m.offering, m.pricing_tier,
         m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known, m.observed_no_later_than,
         m.usd_per_hour, m.usd_per_gpu_hour, '16-bit' as compute_mode,
         f.per_gpu_required_gb * m.instance_gpus as required_gb,
