@@ -232,7 +232,7 @@ def test_untrusted_text_is_escaped_on_the_site(good_build):
     try:
         lines = (folder / "prices.csv").read_text(encoding="utf-8").splitlines()
         cells = lines[1].split(",")
-        cells[0] = "<img src=x onerror=alert(1)>*evil*"
+        cells[0] = "Evil <img src=x onerror=alert(1)>*evil*"  # a name starts with a letter; HTML may follow
         lines[1] = ",".join(cells)
         (folder / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
         write_checksums(good_build / "sources")
