@@ -211,16 +211,12 @@ def fit_command(
     from .fit import FitInputError, fit, fit_inputs, resolve_model
 
     db = _built_database()
-    inference = workload is Workload.inference
+    inference = workload is Workload.inference  # the defaults of --method and --recompute are training's
+    method_given = None if inference and method is Method.lora else method.value
+    recompute_given = None if inference and recompute is Recompute.full else recompute.value
     try:
         precision, _, _ = fit_inputs(
-            workload.value,
-            precision,
-            context,
-            batch,
-            kv_precision.value,
-            None if inference and method is Method.lora else method.value,
-            None if inference and recompute is Recompute.full else recompute.value,
+            workload.value, precision, context, batch, kv_precision.value, method_given, recompute_given
         )
     except FitInputError as exc:
         _fail(exc.option, exc.message)
@@ -298,7 +294,7 @@ def plan_command(
         PLAN_DEFAULTS["output_tokens"], "--output-tokens", help="serving: answer tokens per request"
     ),
     min_tokens_per_user: float = typer.Option(
-        None, "--min-tokens-per-user", help="serving: keep options giving each user at least this many output tokens/s"
+        PLAN_DEFAULTS["min_tokens_per_user"], "--min-tokens-per-user", help="serving: output tokens/s per user, 0: any"
     ),
     max_ttft: float = typer.Option(
         None, "--max-ttft", help="serving: keep options whose time to first token is at most this many seconds"
@@ -344,6 +340,7 @@ def plan_command(
             f" · {r['precision']}{' (' + r['weights_format'] + ')' if r['precision'] == 'native' else ''} "
             f"weights, {r['kv_precision']} KV · {r['users']:,} {'user' if r['users'] == 1 else 'users'} · "
             f"{r['input_tokens']:,} in / {r['output_tokens']:,} out tokens · context {r['context']:,}"
+            + (f" · at least {r['min_tokens_per_user']:g} tok/s per user" if r["min_tokens_per_user"] else "")
             if serve
             else ""
         )

@@ -423,6 +423,8 @@
   function update(push) {
     syncControls();
     var a = question();
+    var note = document.getElementById("planner-default-target");  // the built page's word on the default target
+    if (note) note.hidden = a.q.workload !== "serve" || a.q.min_tokens_per_user !== index.defaults.min_tokens_per_user;
     if (push !== false) writeUrl();
     show(a.q, a.problems);
   }
@@ -441,7 +443,7 @@
     var d = index.defaults;
     var start = { model: d.model, workload: d.workload, precision: d.precision, kv: d.kv_precision, users: d.users,
                   input: d.input_tokens, output: d.output_tokens, context: d.context, engine: d.engine, tier: d.tier,
-                  min_user: "", max_ttft: "" };
+                  min_user: d.min_tokens_per_user === null ? "" : d.min_tokens_per_user, max_ttft: "" };
     var params = new URLSearchParams(location.search);
     var ignored = [];
     Object.keys(start).forEach(function (n) {

@@ -107,7 +107,7 @@ def test_long_context_cache_counts_the_layers_as_they_are(db):
 
 
 def test_the_planner_serves_gpt_oss_120b_on_one_h100_in_its_checkpoint_format(built_site):
-    answer = plan(built_site["db"], Question(model="gpt-oss-120b", users=50), limit=None)
+    answer = plan(built_site["db"], Question(model="gpt-oss-120b", users=50, min_tokens_per_user=0), limit=None)
     assert answer["precision"] == "native" and answer["weights_format"] == "mxfp4-moe"
     one_h100 = [o for o in answer["options"] if o["gpu_count"] == 1 and o["gpu_id"] == "nvidia-h100-sxm-80gb"]
     assert one_h100 and one_h100[0]["compute_mode"] == "weight-only, 16-bit compute"  # Hopper has no FP4 units

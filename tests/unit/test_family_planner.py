@@ -64,7 +64,11 @@ def test_page_shows_the_cheapest_options_of_the_default_question():
         '<label>Concurrent users <input name="users" type="number" min="1" max="4096" step="1" value="50" '
         'inputmode="decimal"></label>'
     ) in text
-    assert '<input name="min_user" type="number" min="0.1" max="10000" step="any" inputmode="decimal">' in text
+    # the default speed target, shown in its field and said in words
+    assert (
+        '<input name="min_user" type="number" min="0" max="10000" step="any" value="20.0" inputmode="decimal">' in text
+    )
+    assert "Applied by default: at least 20.0 tokens/s per user" in text
     assert (
         "<strong>Llama 3.3 70B Instruct</strong>, serve, FP8 weights, BF16 KV cache, 50 concurrent users, 2,000 input "
         "and 500 output tokens per request, context 8,192, on-demand prices: the 10 cheapest of 12 options.</p>"
