@@ -52,8 +52,11 @@ eligible as (
 ranked as (
     select
         *,
+        -- the cheapest; at the same price, the fresher observation (an undated copy counts from the latest day it
+        -- can date from), then by name
         row_number() over (partition by gpu_id, pick, term
-                           order by comparable_usd_per_gpu_hour, provider, offering, region) as position,
+                           order by comparable_usd_per_gpu_hour, coalesce(observed_no_later_than, observed_on) desc,
+                                    provider, offering, region) as position,
         count(*) over (partition by gpu_id, pick, term) as candidates
     from eligible
 ),

@@ -9,10 +9,13 @@ with history as (
 ),
 
 dates as (
-    -- newest first; a snapshot whose source prints no date counts as older than any dated one
+    -- newest first, by date: the day its prices were observed, or for a copy that prints no date the latest day
+    -- it can date from (observed_no_later_than), else the day it was read; on the same day a dated one is newer
     select provider, observed_on,
-        dense_rank() over (partition by provider order by observed_date_known desc, observed_on desc) as age
-    from (select distinct provider, observed_on, observed_date_known from history)
+        dense_rank() over (partition by provider
+                           order by coalesce(observed_no_later_than, observed_on) desc, observed_date_known desc)
+            as age
+    from (select distinct provider, observed_on, observed_date_known, observed_no_later_than from history)
 ),
 
 cur as (

@@ -580,3 +580,38 @@ def test_gcp_gpu_plus_its_host_equals_the_machine_price_a_tracker_read(db):
                                 and region = 'us-central1' and pricing_tier = 'on-demand'""").fetchall()
     )
     assert rows["gpu_and_host"] == pytest.approx(rows["whole_instance"], rel=1e-3)
+
+
+def test_a_price_tie_goes_to_the_fresher_observation(db):
+    """Two offers at the same on-demand price: the pick is the one observed later (not the first by name)."""
+    later = db.execute(
+        """select p.gpu_id, p.provider, p.observed_on, o.provider, o.observed_on
+           from price_picks as p
+           join price_offers as o
+             on o.gpu_id = p.gpu_id and o.pricing_tier = 'on-demand' and o.statistic = 'list' and o.comparable
+                and not o.stale and o.market = 'global' and o.observed_date_known
+                and o.comparable_usd_per_gpu_hour = p.usd_per_gpu_hour
+                and o.observed_on > p.observed_on
+           where p.pick = 'on-demand' and p.statistic = 'list' and p.observed_date_known"""
+    ).fetchall()
+    assert later == []
+    # the case that made the rule: H100 SXM at $2.69 from two providers, the fresher one picked
+    pick = db.execute(
+        "select observed_on from price_picks where gpu_id = 'nvidia-h100-sxm-80gb' and pick = 'on-demand'"
+    ).fetchone()[0]
+    same = db.execute(
+        """select max(observed_on) from price_offers where gpu_id = 'nvidia-h100-sxm-80gb' and pricing_tier = 'on-demand'
+           and statistic = 'list' and comparable and not stale and market = 'global' and comparable_usd_per_gpu_hour =
+           (select usd_per_gpu_hour from price_picks where gpu_id = 'nvidia-h100-sxm-80gb' and pick = 'on-demand')"""
+    ).fetchone()[0]
+    assert pick == same
+
+
+def test_what_changed_compares_each_provider_older_to_newer(db):
+    """The 'previous' snapshot of What changed is never dated after the 'current' one (an undated copy counts from
+    the latest day it can date from, else the day it was read)."""
+    reversed_ = db.execute(
+        """select provider from price_changes group by provider
+           having max(previous_observed_on) > max(current_observed_on)"""
+    ).fetchall()
+    assert reversed_ == []
