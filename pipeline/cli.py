@@ -154,6 +154,11 @@ def fetch_prices(
 class Workload(str, Enum):
     inference = "inference"
     training = "training"
+    serve = "serve"  # the Planner's workloads: serve is inference, the others training with their method
+    full = "full"
+    lora = "lora"
+    qlora = "qlora"
+    pretrain = "pretrain"
 
 
 class Method(str, Enum):
@@ -191,15 +196,15 @@ def _fail(option: str, message: str) -> None:
 def fit_command(
     model: str = typer.Option(..., "--model", help="model_id, e.g. gpt-oss-120b or llama-3.3-70b (case-insensitive)"),
     precision: str | None = typer.Option(
-        None,
-        help="inference weight format: "
-        + ", ".join(FIT_FORMATS)
-        + " (default bf16); training methods fix their own (full, lora: bf16; "
-        "qlora: nf4)",
+        None, help=f"inference weight format: {', '.join(FIT_FORMATS)} (default bf16); training: its method's own"
     ),
     context: int = typer.Option(4096, min=1, help="context tokens (capped at the model's maximum)"),
     batch: int = typer.Option(1, min=1, help="sequences per batch (training: micro-batch per GPU)"),
-    workload: Workload = typer.Option(Workload.inference, case_sensitive=False, help="inference or training"),
+    workload: Workload = typer.Option(
+        Workload.inference,
+        case_sensitive=False,
+        help="inference or training (or the Planner's serve, full, lora, qlora, pretrain)",
+    ),
     kv_precision: KvPrecision = typer.Option(
         KvPrecision.bf16, "--kv-precision", case_sensitive=False, help="KV cache number format (inference)"
     ),
@@ -211,20 +216,18 @@ def fit_command(
     from .fit import FitInputError, fit, fit_inputs, resolve_model
 
     db = _built_database()
-    inference = workload is Workload.inference  # the defaults of --method and --recompute are training's
-    method_given = None if inference and method is Method.lora else method.value
-    recompute_given = None if inference and recompute is Recompute.full else recompute.value
+    # --method and --recompute default to training's: given only when not at their defaults
+    method_given = None if method is Method.lora else method.value
+    recompute_given = None if recompute is Recompute.full else recompute.value
     try:
-        precision, _, _ = fit_inputs(
+        kind, precision, method_used, recompute_used = fit_inputs(
             workload.value, precision, context, batch, kv_precision.value, method_given, recompute_given
         )
     except FitInputError as exc:
         _fail(exc.option, exc.message)
     try:
         model_id = resolve_model(db, model)
-        result = fit(
-            db, model_id, workload.value, precision, context, batch, kv_precision.value, method.value, recompute.value
-        )
+        result = fit(db, model_id, kind, precision, context, batch, kv_precision.value, method_used, recompute_used)
     except ValueError as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from exc
@@ -234,12 +237,10 @@ def fit_command(
     b = result["breakdown_gb"]
     setting = (
         f"{result['precision']} weights, {result['kv_precision']} KV cache"
-        if workload is Workload.inference
+        if kind == "inference"
         else f"{result['method']} ({result['precision']} weights), recompute {result['recompute']}"
     )
-    typer.echo(
-        f"{model_id} · {workload.value} · {setting} · {result['context_tokens']} tokens · batch {result['batch_size']}"
-    )
+    typer.echo(f"{model_id} · {kind} · {setting} · {result['context_tokens']} tokens · batch {result['batch_size']}")
     typer.echo(
         "memory (GB, 10^9 bytes): "
         + " + ".join(f"{k[:-3]} {v:,.2f}" for k, v in b.items())

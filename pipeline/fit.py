@@ -14,6 +14,15 @@ from .steps import define_macros
 PARTS = ["weights_gb", "kv_cache_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb"]
 # the inputs `fit` takes, declared once for the command line and the MCP server
 WORKLOADS = ("inference", "training")
+# the Planner's workloads (plan.WORKLOADS), which fit takes too: serving is inference, a fine-tune or pre-training is
+# training with its method (pre-training: full)
+PLAN_WORKLOADS = {
+    "serve": ("inference", None),
+    "full": ("training", "full"),
+    "lora": ("training", "lora"),
+    "qlora": ("training", "qlora"),
+    "pretrain": ("training", "full"),
+}
 SERVING_FORMATS = (*ENGINE_FORMATS, "q8_0", "q4_0", "q4_k_m", "fp32")
 # the weight format each training method keeps its frozen or trained weights in
 TRAINING_FORMATS = {"full": "bf16", "lora": "bf16", "qlora": "nf4"}
@@ -38,14 +47,20 @@ def fit_inputs(
     kv_precision: str = "bf16",
     method: str | None = None,
     recompute: str | None = None,
-) -> tuple[str, str, str]:
-    """(precision, method, recompute) with their defaults, or FitInputError naming the first input `fit` refuses."""
+) -> tuple[str, str, str, str]:
+    """(workload, precision, method, recompute) with their defaults (a Planner workload such as `lora` read as
+    training with that method), or FitInputError naming the first input `fit` refuses."""
 
     def one_of(option: str, value, valid) -> None:
         if value not in valid:
             raise FitInputError(option, f"must be one of {', '.join(valid)} (got {value!r})")
 
-    one_of("--workload", workload, WORKLOADS)
+    one_of("--workload", workload, (*WORKLOADS, *PLAN_WORKLOADS))
+    if workload in PLAN_WORKLOADS:
+        workload, implied = PLAN_WORKLOADS[workload]
+        if implied and method not in (None, implied):
+            raise FitInputError("--method", f"the workload is a {implied} training (got --method {method})")
+        method = implied or method
     for option, value in (("--context", context), ("--batch", batch)):
         low, high = LIMITS[option[2:]]
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -56,7 +71,7 @@ def fit_inputs(
             raise FitInputError("--method/--recompute", "they apply to --workload training only")
         precision = (precision or "bf16").lower()
         one_of("--precision", precision, SERVING_FORMATS)
-        return precision, "lora", "full"
+        return workload, precision, "lora", "full"
     method, recompute = method or "lora", recompute or "full"
     one_of("--method", method, tuple(TRAINING_FORMATS))
     one_of("--recompute", recompute, RECOMPUTE)
@@ -68,7 +83,7 @@ def fit_inputs(
             + ", ".join(f"{k} {v}" for k, v in TRAINING_FORMATS.items())
             + ")",
         )
-    return wanted, method, recompute
+    return workload, wanted, method, recompute
 
 
 def resolve_model(database: Path, model: str) -> str:

@@ -101,7 +101,9 @@ class Atlas:
         method: str | None = None,
         recompute: str | None = None,
     ) -> dict[str, Any]:
-        precision, method, recompute = fit_inputs(workload, precision, context, batch, kv_precision, method, recompute)
+        workload, precision, method, recompute = fit_inputs(
+            workload, precision, context, batch, kv_precision, method, recompute
+        )
         model_id = resolve_model(self.database, model)
         result = fit_model(
             self.database, model_id, workload, precision, context, batch, kv_precision, method, recompute

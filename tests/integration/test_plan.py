@@ -324,3 +324,28 @@ def test_machine_readable_files_are_versioned(built_site):
     assert root.findall("{http://www.w3.org/2005/Atom}entry")
     data_page = (built_site["site"] / "data" / "index.html").read_text()
     assert "api/v1/gpus.json" in data_page and "feeds/prices.atom" in data_page
+
+
+def test_fit_takes_every_workload_plan_takes(built_site):
+    """`fit --workload lora` is `fit --workload training --method lora` (and serve is inference); a method that
+    contradicts the workload is refused naming the option."""
+    env = {**os.environ, "GPU_ATLAS_DB": str(built_site["db"])}
+
+    def fit(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "pipeline.cli", "fit", "--model", "llama-3.1-8b", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+
+    for workload, same in (
+        ("lora", ["--workload", "training"]),
+        ("qlora", ["--workload", "training", "--method", "qlora"]),
+        ("serve", []),
+    ):
+        a, b = fit("--workload", workload, "--json"), fit(*same, "--json")
+        assert a.returncode == 0 and b.returncode == 0, (workload, a.stderr, b.stderr)
+        assert json.loads(a.stdout)["required_gb"] == json.loads(b.stdout)["required_gb"], workload
+    wrong = fit("--workload", "lora", "--method", "qlora")
+    assert wrong.returncode == 2 and "--method" in wrong.stderr
