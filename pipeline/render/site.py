@@ -183,6 +183,8 @@ def build_site(
     cfg = load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir), strict=True)
     if edition and cfg.site_url:
         cfg.site_url = cfg.site_url.rstrip("/") + "/" + edition
+    elif edition:  # no address configured: the edition's 404 page still links within its folder (/zh/...)
+        cfg.site_url = f"/{edition}"
     build_logger = logging.getLogger("mkdocs.commands.build")
     quiet = _DropDirtyWarning()
     rendered: list[str] = []

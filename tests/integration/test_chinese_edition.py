@@ -156,3 +156,23 @@ def test_every_picks_explanation_reads_in_chinese(db):
     with i18n.use("zh"):
         unread = [why for why in whys if _why_words(why) is None]
     assert unread == []
+
+
+def test_the_chinese_404_page_links_inside_the_site(built_site):
+    """zh/404.html is served for any missing address: every link and script it names is a file of the site (its
+    links carry the edition's folder, /zh/, not the site's root)."""
+    import os
+    from pathlib import Path
+
+    site = built_site["site"]
+    html = (site / "zh" / "404.html").read_text(encoding="utf-8")
+    targets = set(re.findall(r'(?:href|src)="(/[^"#?]*)"', html))
+    assert "/zh/javascripts/messages.js" in targets
+    missing = []
+    for url in targets:
+        path = Path(os.path.normpath(str(site) + url))
+        if path.is_dir():
+            path = path / "index.html"
+        if not path.exists():
+            missing.append(url)
+    assert missing == []
