@@ -101,6 +101,10 @@ class Atlas:
         method: str | None = None,
         recompute: str | None = None,
     ) -> dict[str, Any]:
+        """Which GPUs hold one model, how many each needs, and the memory breakdown in GB. workload: inference or
+        training (or serve, full, lora, qlora, pretrain); precision (inference): bf16 (default), fp8, int8, int4, ...;
+        context and batch: at least 1; method (training): full, lora (default) or qlora; recompute (training): none,
+        selective or full."""
         workload, precision, method, recompute = fit_inputs(
             workload, precision, context, batch, kv_precision, method, recompute
         )
@@ -263,38 +267,10 @@ def build_server(database: Path) -> MCPServer:
         per job (training). workload: serve, full, lora, qlora or pretrain; precision: native (as the checkpoint
         ships), bf16, fp8, int8, int4, nvfp4, mxfp4; kv_precision: bf16 or fp8; tier: on-demand, spot, reserved or
         any; engine: vllm-sglang or tensorrt-llm; tokens: a training job's tokens; limit: 1 to 1,000 options."""
-        question = Question(
-            model=model,
-            workload=workload,
-            precision=precision,
-            kv_precision=kv_precision,
-            context=context,
-            users=users,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            tier=tier,
-            engine=engine,
-            min_tokens_per_user=min_tokens_per_user,
-            max_ttft_s=max_ttft_s,
-            tokens=tokens,
-        )
-        return atlas.plan(question, limit)
+        asked = locals()  # the tool's inputs are Question's fields, and limit
+        return atlas.plan(Question(**{field: asked[field] for field in Question.__dataclass_fields__}), limit)
 
-    @tool
-    def fit(
-        model: str,
-        precision: str | None = None,
-        context: int = 4096,
-        batch: int = 1,
-        kv_precision: str = "bf16",
-        workload: str = "inference",
-        method: str | None = None,
-        recompute: str | None = None,
-    ) -> dict[str, Any]:
-        """Which GPUs hold one model, how many each needs, and the memory breakdown in GB. workload: inference or
-        training; precision (inference): bf16 (default), fp8, int8, int4, ...; context and batch: at least 1;
-        method (training): full, lora (default) or qlora; recompute (training): none, selective or full."""
-        return atlas.fit(model, precision, context, batch, kv_precision, workload, method, recompute)
+    tool(atlas.fit)  # its signature and docstring are the tool's
 
     @tool
     def gpu(gpu_id: str) -> dict[str, Any]:

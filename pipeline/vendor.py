@@ -45,15 +45,8 @@ PACKAGES = {
         ["tslib.es6.mjs", "LICENSE.txt"],
     ),
 }
-# the files of each package the page loads first (the rest are what they import)
-ENTRY = {
-    "@duckdb/duckdb-wasm": "dist/duckdb-browser.mjs",
-    "apache-arrow": "Arrow.dom.mjs",
-    "flatbuffers": "mjs/flatbuffers.js",
-    "tslib": "tslib.es6.mjs",
-}
-WORKER = "@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js"
-WASM = "@duckdb/duckdb-wasm/dist/duckdb-eh.wasm"
+# the bare names the engine's modules import, and the file of each package that answers it (the page's import map)
+IMPORTS = {"apache-arrow": "Arrow.dom.mjs", "flatbuffers": "mjs/flatbuffers.js", "tslib": "tslib.es6.mjs"}
 # node-only parts of Arrow the browser never imports
 SKIP = ("apache-arrow/bin/", "apache-arrow/io/node/", "apache-arrow/Arrow.node.mjs")
 

@@ -365,32 +365,32 @@
       var t0 = performance.now(), ticket = ++asked;
       busy(true);
       ask([scenario(q)]).then(function (options) {
-      if (ticket !== asked) return;  // a newer question was asked meanwhile
-      results.dataset.ms = String(performance.now() - t0);
-      var target = (q.min_tokens_per_user !== null
-        ? Atlas.t(", at least {n} tokens/s per user", { n: fmt(q.min_tokens_per_user, 1) }) : "") +
-        (q.max_ttft_s !== null ? Atlas.t(", first token within {s} s", { s: fmt(q.max_ttft_s, 2) }) : "");
-      var counts = { shown: Math.min(SHOWN, options.length), n: fmt(options.length) };
-      var answer = !options.length
-        ? (target ? Atlas.t("no rentable machine holds it at that speed, even 64 machines of one offer.")
-          : Atlas.t("no rentable machine holds it, even 64 machines of one offer."))
-        : options.length === 1 ? Atlas.t("the {shown} cheapest of {n} option.", counts)
-          : Atlas.t("the {shown} cheapest of {n} options.", counts);
-      var users = Number(q.users) === 1 ? Atlas.t("{n} concurrent user", { n: fmt(q.users) })
-        : Atlas.t("{n} concurrent users", { n: fmt(q.users) });
-      summary.innerHTML = "";
-      summary.appendChild(el("strong", {}, m.name));
-      summary.appendChild(document.createTextNode(Atlas.t(
-        ", serve, {weights} weights, {kv} KV cache, {users}, {input} input and {output} output tokens per request, " +
-        "context {context}{target}, {engine}, {tier}: {answer}", {
-          weights: weightsLabel(q), kv: q.kv_precision.toUpperCase(),
-          users: users,
-          input: fmt(q.input_tokens), output: fmt(q.output_tokens), context: fmt(q.context_tokens), target: target,
-          engine: word(index.engines[q.engine_family]), tier: tier, answer: answer
-        })));
-      results.innerHTML = "";
-      if (options.length) results.appendChild(serveTable(q, options));
-      busy(false);
+        if (ticket !== asked) return;  // a newer question was asked meanwhile
+        results.dataset.ms = String(performance.now() - t0);
+        var target = (q.min_tokens_per_user !== null
+          ? Atlas.t(", at least {n} tokens/s per user", { n: fmt(q.min_tokens_per_user, 1) }) : "") +
+          (q.max_ttft_s !== null ? Atlas.t(", first token within {s} s", { s: fmt(q.max_ttft_s, 2) }) : "");
+        var counts = { shown: Math.min(SHOWN, options.length), n: fmt(options.length) };
+        var answer = !options.length
+          ? (target ? Atlas.t("no rentable machine holds it at that speed, even 64 machines of one offer.")
+            : Atlas.t("no rentable machine holds it, even 64 machines of one offer."))
+          : options.length === 1 ? Atlas.t("the {shown} cheapest of {n} option.", counts)
+            : Atlas.t("the {shown} cheapest of {n} options.", counts);
+        var users = Number(q.users) === 1 ? Atlas.t("{n} concurrent user", { n: fmt(q.users) })
+          : Atlas.t("{n} concurrent users", { n: fmt(q.users) });
+        summary.innerHTML = "";
+        summary.appendChild(el("strong", {}, m.name));
+        summary.appendChild(document.createTextNode(Atlas.t(
+          ", serve, {weights} weights, {kv} KV cache, {users}, {input} input and {output} output tokens per request, " +
+          "context {context}{target}, {engine}, {tier}: {answer}", {
+            weights: weightsLabel(q), kv: q.kv_precision.toUpperCase(),
+            users: users,
+            input: fmt(q.input_tokens), output: fmt(q.output_tokens), context: fmt(q.context_tokens), target: target,
+            engine: word(index.engines[q.engine_family]), tier: tier, answer: answer
+          })));
+        results.innerHTML = "";
+        if (options.length) results.appendChild(serveTable(q, options));
+        busy(false);
       }).catch(function (err) {
         if (ticket !== asked) return;
         errorBox.hidden = false;

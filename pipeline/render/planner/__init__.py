@@ -38,7 +38,7 @@ from pipeline.plan import (
 )
 from pipeline.db import path_literal
 from pipeline.steps import MACRO_FILES
-from pipeline.vendor import ENTRY as VENDOR_ENTRY
+from pipeline.vendor import IMPORTS as VENDOR_IMPORTS
 
 from ..api import API, SCHEMA_VERSION
 from ..api.records import clean, column, dumps
@@ -226,8 +226,7 @@ def json_files(browser: dict[str, str], training: pd.DataFrame, index: dict) -> 
 def import_map() -> Markup:
     """The Planner page's import map: each bare name the engine's modules import, to its file under vendor/ at the
     site's root (one folder up per edition)."""
-    names = ("apache-arrow", "flatbuffers", "tslib")
-    imports = {name: f"../{i18n.root()}vendor/{name}/{VENDOR_ENTRY[name]}" for name in names}
+    imports = {name: f"../{i18n.root()}vendor/{name}/{path}" for name, path in VENDOR_IMPORTS.items()}
     return Markup(json.dumps({"imports": imports}))
 
 
