@@ -230,7 +230,8 @@ def kinds(listed) -> str:
 
 # price_picks.why, as pipeline/sql/core_price_picks.sql writes it: what was picked from how many, and what was left out
 _WHY = re.compile(
-    r"^(?:cheapest of (?P<n>\d+) current (?P<pick>.+?) prices?(?P<host> \(GPU plus its host VM\))?|no price used)"
+    r"^(?:cheapest of (?P<n>\d+) current (?P<pick>.+?) prices?(?P<host> \(GPU plus its host VM\))?"
+    r"(?P<seller> \(a third-party host's machine on the provider's marketplace\))?|no price used)"
     r"(?:; left out: (?P<left>\d+) \((?P<reasons>.*)\))?$"
 )
 _STALE = re.compile(r"^stale \(observed more than (\d+) days ago\)$")
@@ -270,6 +271,8 @@ def _why_words(why: str) -> str | None:
         }
         if m.group("host"):
             text += _(" (GPU plus its host VM)")
+        if m.group("seller"):
+            text += _(" (a third-party host's machine on the provider's marketplace)")
     else:
         text = _("no price used")
     if m.group("left"):

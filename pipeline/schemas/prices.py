@@ -73,6 +73,9 @@ def prices_schema() -> pa.DataFrameSchema:
                     ("amount_per_hour", float, [pa.Check.gt(0, error="price must be > 0")], "optional"),
                     ("host_usd_per_hour", float, [pa.Check.gt(0, error="host price must be > 0")], "optional"),
                     ("sample_size", "Int64", [pa.Check.ge(1)], "optional"),
+                    # who sells the machine: the provider itself (default) or a third-party host on the provider's
+                    # marketplace (RunPod Community Cloud): a host's offer is a marketplace offer, never a list price
+                    ("seller", object, [_opt_isin(["provider", "host"])], "optional"),
                     # from the sidecar (sources.KINDS["prices"].sidecar_columns), checked against the rows
                     ("price_basis", object, [], "sidecar"),
                     ("scope_regions", object, [], "sidecar"),

@@ -16,6 +16,10 @@ with offers as (
             when o.statistic = 'minimum' and o.pricing_tier = 'on-demand'
                 and (o.snapshot_kind = 'price_tracker' or o.sample_size is not null)
                 then 'marketplace minimum'
+            -- a third-party host's machine on a provider's marketplace (RunPod Community Cloud) is a marketplace
+            -- listing at its listed price: it competes with marketplace minimums, never with list prices
+            when o.seller = 'host' and o.pricing_tier = 'on-demand' then 'marketplace minimum'
+            when o.seller = 'host' then null
             when o.statistic = 'minimum' then null  -- a provider's "from" price: the floor of a range, not an offer
             when o.pricing_tier = 'on-demand' then 'on-demand'
             when o.pricing_tier = 'spot' then 'spot'
@@ -33,6 +37,7 @@ judged as (
     select
         *,
         case
+            when pick is null and seller = 'host' then 'a third-party host''s offer outside on-demand: not a list price'
             when pick is null then 'a provider''s "from" price: not an offer at that price'
             when stale then 'stale (observed more than ' || param('price_max_age_days')::integer || ' days ago)'
             -- a copy that prints no date and was read at no dated commit: its age is unknown, so it is never picked
@@ -88,6 +93,7 @@ select
     r.currency,
     r.amount_per_hour,
     r.sample_size,
+    r.seller,
     r.observed_on,
     r.observed_date_known,
     r.source_id,
@@ -96,6 +102,7 @@ select
     case when r.gpu_id is null then 'no price used'
         else 'cheapest of ' || r.candidates || ' current ' || r.pick || ' price' || case when r.candidates > 1 then 's' else '' end
             || case when r.price_basis = 'gpu_and_host' then ' (GPU plus its host VM)' else '' end
+            || case when r.seller = 'host' then ' (a third-party host''s machine on the provider''s marketplace)' else '' end
     end || coalesce('; left out: ' || l.left_out || ' (' || l.left_out_reasons || ')', '') as why
 from picked as r
 full outer join left_out as l

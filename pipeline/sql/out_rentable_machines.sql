@@ -2,7 +2,8 @@
 -- the price that compares across providers (GPU-only prices carry their published host), open to anyone
 -- (market global), fresh (price_max_age_days), and a provider's list price or a marketplace median over at
 -- least marketplace_min_sample listings. A marketplace's lowest listing and a provider's "from" price
--- (statistic minimum) are not prices one can plan on. A deployment of n GPUs runs on one machine of n GPUs
+-- (statistic minimum) are not prices one can plan on, nor is a third-party host's listing on a provider's
+-- marketplace (seller host: RunPod Community Cloud), whose machines come and go with their hosts. A deployment of n GPUs runs on one machine of n GPUs
 -- or more (tensor parallelism needs the GPUs in one host): single-GPU listings are never combined.
 -- Of the regions where an offer has one price, the cheapest is kept (the others are listed in `regions`).
 with eligible as (
@@ -15,6 +16,7 @@ with eligible as (
         and o.comparable and o.comparable_usd_per_gpu_hour is not null
         and o.market = 'global'
         and o.pricing_tier in ('on-demand', 'spot', 'reserved')
+        and o.seller = 'provider'
         and (o.statistic = 'list'
              or (o.statistic = 'median' and coalesce(o.sample_size, 0) >= param('marketplace_min_sample')))
 ),

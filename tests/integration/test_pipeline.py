@@ -589,7 +589,7 @@ def test_a_price_tie_goes_to_the_fresher_observation(db):
            from price_picks as p
            join price_offers as o
              on o.gpu_id = p.gpu_id and o.pricing_tier = 'on-demand' and o.statistic = 'list' and o.comparable
-                and not o.stale and o.market = 'global' and o.observed_date_known
+                and not o.stale and o.market = 'global' and o.observed_date_known and o.seller = 'provider'
                 and o.comparable_usd_per_gpu_hour = p.usd_per_gpu_hour
                 and o.observed_on > p.observed_on
            where p.pick = 'on-demand' and p.statistic = 'list' and p.observed_date_known"""
@@ -601,10 +601,34 @@ def test_a_price_tie_goes_to_the_fresher_observation(db):
     ).fetchone()[0]
     same = db.execute(
         """select max(observed_on) from price_offers where gpu_id = 'nvidia-h100-sxm-80gb' and pricing_tier = 'on-demand'
-           and statistic = 'list' and comparable and not stale and market = 'global' and comparable_usd_per_gpu_hour =
+           and statistic = 'list' and seller = 'provider' and comparable and not stale and market = 'global'
+           and comparable_usd_per_gpu_hour =
            (select usd_per_gpu_hour from price_picks where gpu_id = 'nvidia-h100-sxm-80gb' and pick = 'on-demand')"""
     ).fetchone()[0]
     assert pick == same
+
+
+def test_a_third_party_hosts_offer_is_a_marketplace_offer_never_a_list_price(db):
+    """RunPod Community Cloud machines belong to third-party hosts: their offers have seller host, compete only as the
+    cheapest marketplace offer (beside the list-price pick, both dated) and are never a Planner machine."""
+    community = db.execute(
+        "select distinct seller from price_offers where provider = 'runpod' and offering like '%Community Cloud%'"
+    ).fetchall()
+    assert community == [("host",)]
+    on_list = db.execute(
+        """select p.gpu_id, p.pick, p.offering from price_picks as p join price_offers as o
+             on o.provider = p.provider and o.offering = p.offering and o.gpu_id = p.gpu_id and o.region = p.region
+           where o.seller = 'host' and p.pick not like 'marketplace%'"""
+    ).fetchall()
+    assert on_list == []
+    shown = db.execute(
+        """select count(*) from price_picks where pick = 'marketplace minimum' and seller = 'host'
+           and observed_on is not null and why like '%third-party host%'"""
+    ).fetchone()[0]
+    assert shown >= 1
+    assert db.execute("select count(*) from rentable_machines where offering like '%Community Cloud%'").fetchone() == (
+        0,
+    )
 
 
 def test_what_changed_compares_each_provider_older_to_newer(db):

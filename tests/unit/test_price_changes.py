@@ -35,6 +35,7 @@ def offer(
     counts=None,
     undated_before=None,
     market="global",
+    seller="provider",
 ):
     """One row of core_price_history; `scope` lists the GPUs a partial snapshot covers (None = full), `counts`
     the GPU counts."""
@@ -65,6 +66,7 @@ def offer(
         "fx_rate_date": None,
         "fx_source_id": None,
         "sample_size": sample,
+        "seller": seller,
         "billing": None,
         "min_commitment": None,
         "snapshot_kind": kind,
@@ -349,3 +351,22 @@ def test_a_mainland_china_offer_is_picked_in_its_own_market():
     )
     assert picks == {"on-demand": "runpod", "on-demand (China mainland)": "autodl"}
     assert con.execute("select provider from core_cheapest_offers").fetchall() == [("runpod",)]
+
+
+def test_a_third_party_hosts_offer_is_the_marketplace_pick_never_the_list_pick():
+    """A host's machine on a provider's marketplace (RunPod Community Cloud) is cheaper than the provider's own list
+    price: the on-demand pick stays the list price, the host's offer is the cheapest marketplace offer beside it."""
+    day = dt.date.today() - dt.timedelta(days=5)
+    con = database(
+        [
+            offer(day, "H100 (Secure Cloud)", 3.99),
+            offer(day, "H100 (Community Cloud)", 2.69, seller="host"),
+            offer(day, "H100 (Community Cloud)", 1.50, seller="host", tier="spot"),
+        ]
+    )
+    picks = dict(
+        con.execute("select pick, offering from core_price_picks where usd_per_gpu_hour is not null").fetchall()
+    )
+    assert picks == {"on-demand": "H100 (Secure Cloud)", "marketplace minimum": "H100 (Community Cloud)"}
+    why = con.execute("select why from core_price_picks where pick = 'marketplace minimum'").fetchone()[0]
+    assert "third-party host" in why
