@@ -85,6 +85,7 @@ RULES: dict[str, Rule] = {
     "training_calibration_max_context": _n(512, 1_048_576, True),
     "prefill_mfu": _n(0.01, 1.0),
     "serving_max_batch": _n(1, 100_000, True),
+    "serving_max_batch_large": _n(1, 100_000, True),
     "serving_decode_efficiency_default": _n(0.01, 1.0),
     "serving_compute_efficiency_default": _n(0.01, 1.0),
     "min_calibration_points": _n(1, 1000, True),

@@ -37,12 +37,12 @@ sized as (
     select
         *,
         -- sequences per replica: as stated, or as many as memory holds (bound: all of it; expected: the usable
-        -- share with the runtime overhead, at most serving_max_batch)
+        -- share with the runtime overhead, at most the engine's default batch: serve_max_batch)
         coalesce(concurrency_per_replica, greatest(1, floor(
             (memory_gb * gpus_per_replica - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_bound,
                            input_tokens + output_tokens) * replication_bound)))) as u_bound,
-        coalesce(concurrency_per_replica, least(param('serving_max_batch'), greatest(1, floor(
+        coalesce(concurrency_per_replica, least(serve_max_batch(gpu_id, memory_gb), greatest(1, floor(
             ((usable_gb_per_gpu - param('runtime_overhead_gb')) * gpus_per_replica
                  / (1 + param('runtime_overhead_fraction')) - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_expected,
@@ -59,7 +59,10 @@ read as (
                                        kv_bytes_bound, mean_context), replication_bound) as read_gb_bound,
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_expected,
                            serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence,
-                                       kv_bytes_expected, mean_context), replication) as read_gb_expected
+                                       kv_bytes_expected, mean_context), replication) as read_gb_expected,
+        serve_kv_read_gb(u_expected, serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                                                 state_values_per_sequence, kv_bytes_expected, mean_context),
+                         replication) as kv_read_gb_expected
     from sized
 )
 

@@ -33,7 +33,7 @@ cells as (
         o.engine_family, o.model_kind, o.gpu_id, o.source_id, gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us,
         sum(abs(ln(least(o.bound,
             (case o.quantity when 'throughput' then o.u_expected / o.gpus_per_replica else 1 end)
-            / serve_expected_step_s(o.read_gb_expected, o.u_expected, o.input_tokens, o.output_tokens,
+            / serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens, o.output_tokens,
                                     o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs, o.compute_tflops,
                                     gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us, o.comm_s)) / o.measured))) as abs_log_error,
         count(*) as measurements
@@ -42,21 +42,29 @@ cells as (
     group by all
 ),
 
+-- every publication weighs the same in its group, however many figures it prints (one sweep of 600 figures must not
+-- outvote ten publications of ten figures)
+weighted as (
+    select * replace (abs_log_error / sum(measurements) over (
+        partition by engine_family, model_kind, source_id, e_bw, e_fl, step_us, seq_us) as abs_log_error)
+    from cells
+),
+
 totals as (
     select engine_family, model_kind, e_bw, e_fl, step_us, seq_us, sum(abs_log_error) as abs_log_error,
            sum(measurements) as measurements, count(distinct gpu_id) as gpus
-    from cells
+    from weighted
     group by all
 ),
 
 held_out as (
     select engine_family, model_kind, 'gpu' as held_out_kind, gpu_id as held_out, e_bw, e_fl, step_us, seq_us,
            sum(abs_log_error) as abs_log_error, sum(measurements) as measurements
-    from cells group by all
+    from weighted group by all
     union all
     select engine_family, model_kind, 'source', source_id, e_bw, e_fl, step_us, seq_us,
            sum(abs_log_error), sum(measurements)
-    from cells group by all
+    from weighted group by all
 ),
 
 errors as (

@@ -144,7 +144,8 @@ def test_the_page_answers_the_issue_question_as_the_command_line(server, browser
         "--limit",
         "1",
     )["options"][0]
-    assert machine.startswith(f"{best['instance_gpus']} × {best['gpu_name']}")
+    fleet = f"{best['machines']} machines of " if best["machines"] > 1 else ""
+    assert machine.startswith(f"{fleet}{best['instance_gpus']} × {best['gpu_name']}")
     assert best["offering"] in machine
     assert provider == best["provider"]
     assert cost == f"${best['usd_per_million_tokens']:,.3f}"

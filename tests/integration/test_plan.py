@@ -216,13 +216,13 @@ def test_every_option_is_in_a_format_an_engine_runs_on_that_gpu(db):
 def test_fp4_computes_as_fp4_only_where_the_gpu_has_fp4_units(db):
     """NVFP4/MXFP4 weights: W4A4 on Blackwell and MI350-class GPUs, dequantised to 16-bit compute on Hopper;
     fewer bytes to read than FP8, so never slower to decode on the same deployment."""
-    # no speed target: one machine each, the same deployments compared
+    # no speed target: the same deployments (machine, machines, split) compared
     fp4 = options(db, model="llama-3.3-70b", precision="nvfp4", users=16, tier="any", min_tokens_per_user=0)
     fp8 = options(db, model="llama-3.3-70b", precision="fp8", users=16, tier="any", min_tokens_per_user=0)
     modes = fp4.groupby("gpu_id").compute_mode.first()
     assert modes["nvidia-b200-sxm-180gb"] == "fp4 (W4A4)"
     assert modes["nvidia-h100-sxm-80gb"] == "weight-only, 16-bit compute"
-    both = fp4.merge(fp8, on=["machine_id", "gpu_id", "tensor_parallel"], suffixes=("_fp4", "_fp8"))
+    both = fp4.merge(fp8, on=["machine_id", "gpu_id", "machines", "tensor_parallel"], suffixes=("_fp4", "_fp8"))
     assert len(both) > 5 and (both.required_gb_fp4 < both.required_gb_fp8).all()
     same = both[both.gpu_id.str.contains("b200")]
     assert len(same) and (same.expected_tokens_per_s_per_user_fp4 >= same.expected_tokens_per_s_per_user_fp8).all()

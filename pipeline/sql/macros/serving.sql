@@ -13,17 +13,26 @@ create or replace macro serve_kv_gb(full_values, window_values, sliding_window, 
     (kv_bytes * (full_values::double * tokens + window_values::double * least(tokens, coalesce(sliding_window, tokens)))
      + param('bytes_bf16') * coalesce(state_values, 0)::double) / 1e9;
 
+-- sequences an engine batches at most by default where a publication states only 'maximum throughput': vLLM's
+-- default max_num_seqs, 1024 on a GPU of 70 GiB (75.2 GB) or more other than an A100, else 256
+create or replace macro serve_max_batch(gpu_id, memory_gb) as
+    case when memory_gb >= 70 * 1.073741824 and gpu_id not like '%-a100-%' then param('serving_max_batch_large')
+         else param('serving_max_batch') end;
+
 -- how much of one sequence's cache a d-way group holds, in copies: KV heads fewer than d are replicated,
 -- MLA's single latent on every GPU
 create or replace macro serve_kv_replication(mla, kv_heads, d) as
     case when mla then d else ceil(kv_heads / d) * d / kv_heads end;
+
+-- GB the decode attention of one step reads: u caches at the mean context, with the copies tensor parallelism makes
+create or replace macro serve_kv_read_gb(u, kv_seq_gb, replication) as u * kv_seq_gb * replication;
 
 -- GB one decode step of u sequences reads: weights but the input embeddings, the distinct routed experts
 -- u tokens touch (1 - (1 - k/E)^u of each MoE layer's E experts), and u caches at the mean context
 create or replace macro serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token,
                                            u, kv_seq_gb, replication) as
     dense_read_gb + moe_layers * num_experts * (1 - pow(1 - experts_per_token / num_experts, u)) * expert_gb
-    + u * kv_seq_gb * replication;
+    + serve_kv_read_gb(u, kv_seq_gb, replication);
 
 -- dense peak TFLOPS a weight format computes at: FP8 (W8A8) and FP4 (W4A4) on GPUs with those tensor units,
 -- 16-bit elsewhere (the weights are dequantised: weight-only); native_compute comes from core_weight_formats
@@ -51,16 +60,19 @@ create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops
 
 -- seconds of one step of the expectation. Continuous batching with chunked prefill: every step decodes one token
 -- of each of the u sequences and computes, beside them, the prompt tokens of the requests that arrive (on average u x
--- input / output tokens a step: each request brings input tokens per output tokens steps). The step's reads at e_bw
--- of peak bandwidth or its compute (2 FLOPs per active parameter per decoded and prompt token) at e_fl of dense peak,
--- whichever is longer, plus a fixed time per step (scheduling, kernel launches) and per sequence (sampling, the
--- attention kernels' own cost), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100%
--- of peak with no overhead (serve_bound_request_s). A replica then gives u / step output tokens per second, each user
--- 1 / step.
-create or replace macro serve_expected_step_s(read_gb, u, input_tokens, output_tokens, active_params_b, d,
+-- input / output tokens a step: each request brings input tokens per output tokens steps). Kernel by kernel: the
+-- linear layers read the weights once for all the step's tokens and compute 2 FLOPs per active parameter per decoded
+-- and prompt token, so they take the longer of their reads (e_bw of peak bandwidth) and their compute (e_fl of dense
+-- peak); the decode attention then reads every sequence's cache (kv_gb of read_gb) in kernels of its own, which do
+-- not overlap the linear layers. Plus a fixed time per step (scheduling, kernel launches) and per sequence
+-- (sampling), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100% of peak with every
+-- read and FLOP overlapped and no overhead (serve_bound_request_s). A replica then gives u / step output tokens per
+-- second, each user 1 / step.
+create or replace macro serve_expected_step_s(read_gb, kv_gb, u, input_tokens, output_tokens, active_params_b, d,
                                               bandwidth_gbs, tflops, e_bw, e_fl, step_us, sequence_us, comm_s) as
-    greatest(read_gb / (d * bandwidth_gbs * e_bw),
+    greatest((read_gb - kv_gb) / (d * bandwidth_gbs * e_bw),
              u * (1 + input_tokens / output_tokens) * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl))
+    + kv_gb / (d * bandwidth_gbs * e_bw)
     + (step_us + u * sequence_us) / 1e6 + comm_s;
 
 -- the share of a step's time its prompt tokens' compute takes (the rest decodes): how the machine's hour is split

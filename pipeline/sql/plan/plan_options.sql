@@ -101,6 +101,7 @@ serve_fit as (
         serve_per_gpu_gb(weights_gb, kv_reserved_gb, replication, d, fixed_gb, overhead_fraction) as per_gpu_required_gb,
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u, kv_mean_gb,
                            replication) as read_gb,
+        serve_kv_read_gb(u, kv_mean_gb, replication) as kv_read_gb,
         case when d > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
     from serve_memory
 ),
@@ -108,7 +109,7 @@ serve_fit as (
 serve_timed as (
     select
         *,
-        serve_expected_step_s(read_gb, u, input_tokens, output_tokens, active_params_b, d, memory_bandwidth_gbs,
+        serve_expected_step_s(read_gb, kv_read_gb, u, input_tokens, output_tokens, active_params_b, d, memory_bandwidth_gbs,
                               compute_tflops, decode_efficiency, compute_efficiency, step_overhead_us,
                               sequence_overhead_us, comm_s) as step_s,
         serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency) as prefill_s,
