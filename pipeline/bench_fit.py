@@ -40,7 +40,8 @@ def scaled_catalogue(con: duckdb.DuckDBPyConnection, source_db: Path, factor: in
         select * replace (model_id || '-syn' || i as model_id, {scaled})
         from atlas.core_models, range({factor}) as t(i)""")
     con.execute(f"""create table core_gpus as
-        select * replace (gpu_id || '-syn' || i as gpu_id, memory_gb * (1 + i / 10) as memory_gb)
+        select * replace (gpu_id || '-syn' || i as gpu_id, memory_gb * (1 + i / 10) as memory_gb,
+                          usable_memory_gb * (1 + i / 10) as usable_memory_gb)
         from atlas.core_gpus, range({factor}) as t(i) where memory_gb is not null""")
     con.execute("detach atlas")
     define_macros(con)
@@ -51,7 +52,9 @@ def scaled_catalogue(con: duckdb.DuckDBPyConnection, source_db: Path, factor: in
 def _inference_inputs(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
     models = con.execute("select * from core_models order by model_id").df()
     formats = con.execute("select * from core_weight_formats where format <> 'nf4' order by format").df()
-    gpus = con.execute("select gpu_id, memory_gb from core_gpus where memory_gb is not null order by gpu_id").df()
+    gpus = con.execute(
+        "select gpu_id, usable_memory_gb from core_gpus where usable_memory_gb is not null order by gpu_id"
+    ).df()
     params = {
         r[0]: (r[1] if r[1] is not None else r[2])
         for r in con.execute("select name, value, value_list from core_parameters").fetchall()
@@ -75,7 +78,7 @@ def numpy_inference_fit(
     batches = np.array(params["inference_batches"], float)
     kv_bytes = np.array([params["bytes_bf16"], params["bytes_fp8"]])
     counts = np.array(params["gpu_counts"], float)
-    usable = gpus["memory_gb"].to_numpy(float) * params["usable_memory_fraction"]
+    usable = gpus["usable_memory_gb"].to_numpy(float) * params["usable_memory_fraction"]
     fixed, grow = params["runtime_overhead_gb"], 1 + params["runtime_overhead_fraction"]
     rows = fits = 0
     for m in models.itertuples():
@@ -133,7 +136,7 @@ def pandas_row_by_row(
                         kv = m.kv_values_per_token_full * c + m.kv_values_per_token_window * w
                         kv_gb = (kv * kv_bytes + m.state_values_per_sequence * params["bytes_bf16"]) * batch / 1e9
                         for g in gpus.itertuples():
-                            usable = g.memory_gb * params["usable_memory_fraction"]
+                            usable = g.usable_memory_gb * params["usable_memory_fraction"]
                             for count in params["gpu_counts"]:
                                 rep = (
                                     count

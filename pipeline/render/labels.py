@@ -37,6 +37,7 @@ UNIT_WORDS = {"count": N_("count")}
 # a figure's metric (spec_claims.metric) as the pages name it: the name with spaces
 METRIC_LABELS = {
     "memory_size": N_("memory size"),
+    "memory_usable": N_("usable memory"),
     "memory_type": N_("memory type"),
     "memory_bandwidth": N_("memory bandwidth"),
     "interconnect_bandwidth": N_("interconnect bandwidth"),

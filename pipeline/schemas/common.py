@@ -23,6 +23,7 @@ FIGURE_UNITS = {
     "tdp": "w",
     "module_power": "w",  # power of a whole module (CPU + GPU + memory), never the GPU's TDP
     "memory_size": "gb",  # memory as a figure, where vendor documents disagree with the identity row
+    "memory_usable": "gb",  # memory a system leaves to software, where the vendor prints one below the physical size
     "interconnect_bandwidth": "gbs",
     "launch_price": "usd",
     "release_year": "year",
@@ -35,6 +36,7 @@ RANGES = {
     "tdp": (20, 2_500),  # W
     "module_power": (20, 5_000),  # W
     "memory_size": (2, 1_024),  # GB
+    "memory_usable": (2, 1_024),  # GB
     "interconnect_bandwidth": (10, 5_000),  # GB/s
     "launch_price": (50, 100_000),  # USD
     "release_year": (2010, 2030),

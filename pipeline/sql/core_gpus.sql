@@ -33,6 +33,7 @@ figures as (
         max(value) filter (where metric = 'memory_bandwidth') as memory_bandwidth_gbs,
         max(value) filter (where metric = 'tdp') as tdp_w,
         max(value) filter (where metric = 'memory_size') as memory_size_gb,
+        max(value) filter (where metric = 'memory_usable') as memory_usable_gb,
         max(value) filter (where metric = 'interconnect_bandwidth') as interconnect_gbs,
         max(value) filter (where metric = 'launch_price') as launch_price_usd,
         max(value) filter (where metric = 'release_year') as release_year,
@@ -53,6 +54,9 @@ select
     coalesce(cast(f.release_year as integer), i.release_year) as release_year,
     -- a canonical memory figure (where vendor documents disagree) wins over the identity row's
     coalesce(f.memory_size_gb, i.memory_gb) as memory_gb,
+    -- the memory software gets where the vendor prints less than the physical size (HGX B300: 270 of 288 GB),
+    -- else the physical figure; fit and the Planner size against it
+    coalesce(f.memory_usable_gb, f.memory_size_gb, i.memory_gb) as usable_memory_gb,
     i.memory_type,
     f.memory_bandwidth_gbs,
     f.fp32_tflops,

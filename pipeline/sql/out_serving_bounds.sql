@@ -18,7 +18,7 @@ with m as (
         s.layers, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
         s.moe_layers, s.num_experts, s.experts_per_token,
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window, s.state_values_per_sequence,
-        g.name as gpu_name, g.architecture, g.memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
+        g.name as gpu_name, g.architecture, g.usable_memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
         g.allreduce_us,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
@@ -39,7 +39,7 @@ sized as (
         -- sequences per replica: as stated, or as many as memory holds (bound: all of it; expected: the usable
         -- share with the runtime overhead, at most the engine's default batch: serve_max_batch)
         coalesce(concurrency_per_replica, greatest(1, floor(
-            (memory_gb * gpus_per_replica - weights_gb)
+            (usable_memory_gb * gpus_per_replica - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_bound,
                            input_tokens + output_tokens) * replication_bound)))) as u_bound,
         coalesce(concurrency_per_replica, least(serve_max_batch(gpu_id, memory_gb), greatest(1, floor(

@@ -7,9 +7,9 @@
 -- Training shards weights, gradients and optimizer states (FSDP / ZeRO-3); each GPU keeps the
 -- activations of its own micro-batch.
 with g as (
-    select gpu_id, memory_gb * param('usable_memory_fraction') as usable_gb_per_gpu, interconnect_gbs is not null as has_gpu_link
+    select gpu_id, usable_memory_gb * param('usable_memory_fraction') as usable_gb_per_gpu, interconnect_gbs is not null as has_gpu_link
     from core_gpus
-    where memory_gb is not null
+    where usable_memory_gb is not null
 ),
 
 -- per scenario: what one GPU of a d-GPU deployment holds is sharded + replicated / d + fixed

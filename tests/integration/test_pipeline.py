@@ -406,6 +406,30 @@ def test_disagreeing_documents_are_both_kept_and_the_canonical_one_says_why(db):
     assert db.execute("select memory_gb from gpus where gpu_id = 'nvidia-b300-sxm-288gb'").fetchone()[0] == 288
 
 
+def test_usable_memory_is_what_fit_and_the_planner_size_against(db):
+    # B300: 288 GB HBM3e physically, 270 GB per GPU in an HGX B300 (Blackwell Ultra datasheet); GB300 NVL72: 279 GB
+    rows = dict(
+        (g, (m, u))
+        for g, m, u in db.execute("""select gpu_id, memory_gb, usable_memory_gb from gpus
+                                     where gpu_id in ('nvidia-b300-sxm-288gb', 'nvidia-gb300-sxm-288gb',
+                                                      'nvidia-b200-sxm-180gb', 'nvidia-h100-sxm-80gb')""").fetchall()
+    )
+    assert rows["nvidia-b300-sxm-288gb"] == (288, 270)
+    assert rows["nvidia-gb300-sxm-288gb"] == (288, 279)
+    # no usable figure printed: the physical one (B200 already carries the datasheet's 180 GB)
+    assert rows["nvidia-b200-sxm-180gb"] == (180, 180)
+    assert rows["nvidia-h100-sxm-80gb"] == (80, 80)
+    fraction = db.execute("select value::double from parameters where name = 'usable_memory_fraction'").fetchone()[0]
+    fit = db.execute(
+        "select min(usable_gb_per_gpu), max(usable_gb_per_gpu) from vram_fit where gpu_id = 'nvidia-b300-sxm-288gb'"
+    ).fetchone()
+    assert fit == (pytest.approx(270 * fraction), pytest.approx(270 * fraction))
+    planner = db.execute(
+        "select usable_gb_per_gpu from serving_gpus where gpu_id = 'nvidia-b300-sxm-288gb'"
+    ).fetchone()[0]
+    assert planner == pytest.approx(270 * fraction)
+
+
 def test_coverage_counts_fp8_and_fp4_where_the_architecture_has_them(db):
     rows = {g: (m or "") for g, m in db.execute("select gpu_id, missing_figures from coverage").fetchall()}
     archs = dict(db.execute("select gpu_id, architecture from gpus").fetchall())

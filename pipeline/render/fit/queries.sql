@@ -7,7 +7,7 @@ select model_id, name, params_b from models order by params_b desc, model_id;
 -- name: gpus
 -- the explorer's GPUs with the memory a model may use, most memory first
 select gpu_id, name, memory_gb,
-       memory_gb * (select value::double from parameters where name = 'usable_memory_fraction') as usable_gb
+       usable_memory_gb * (select value::double from parameters where name = 'usable_memory_fraction') as usable_gb
 from gpus
 where memory_gb is not null
 order by memory_gb desc, gpu_id;
