@@ -42,7 +42,7 @@ sized as (
             (usable_memory_gb * gpus_per_replica - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_bound,
                            input_tokens + output_tokens) * replication_bound)))) as u_bound,
-        coalesce(concurrency_per_replica, least(serve_max_batch(gpu_id, memory_gb), greatest(1, floor(
+        coalesce(concurrency_per_replica, least(serve_max_batch(gpu_id, usable_memory_gb), greatest(1, floor(
             ((usable_gb_per_gpu - param('runtime_overhead_gb')) * gpus_per_replica
                  / (1 + param('runtime_overhead_fraction')) - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_expected,
