@@ -62,7 +62,9 @@ read as (
                                        kv_bytes_expected, mean_context), replication) as read_gb_expected,
         serve_kv_read_gb(u_expected, serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
                                                  state_values_per_sequence, kv_bytes_expected, mean_context),
-                         replication) as kv_read_gb_expected
+                         replication) as kv_read_gb_expected,
+        serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, input_tokens)
+            as prefill_read_gb
     from sized
 )
 
@@ -73,12 +75,13 @@ select
             active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica
         when 'per_user' then 1 / serve_step_s(read_gb_bound, u_bound, active_params_b, gpus_per_replica,
                                               memory_bandwidth_gbs, compute_tflops, 1, 1)
-        when 'ttft' then serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, 1)
+        when 'ttft' then serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, 1,
+                                         prefill_read_gb, memory_bandwidth_gbs, 1)
     end as bound,
     not speculative_decoding as checked,
     case when speculative_decoding then null
          when quantity = 'ttft' then measured >= (1 - param('bound_tolerance')) * serve_prefill_s(input_tokens,
-             active_params_b, gpus_per_replica, compute_tflops, 1)
+             active_params_b, gpus_per_replica, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1)
          else measured <= (1 + param('bound_tolerance')) * case quantity
             when 'throughput' then output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
                 active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica

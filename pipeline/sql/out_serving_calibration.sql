@@ -46,6 +46,8 @@ select
     coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
     coalesce(f.step_overhead_us, 0) as step_overhead_us,
     coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
+    coalesce(f.first_token_overhead_ms, 0) as first_token_overhead_ms,
+    coalesce(f.first_token_figures, 0) as first_token_figures,
     f.engine_family is not null as calibrated,
     coalesce(f.measurements, 0) as measurements,
     coalesce(f.gpus, 0) as gpus_measured,

@@ -2,8 +2,8 @@
 -- from the fit without its publication (out_serving_fits; a GPU or a publication alone in its family, or a family
 -- with no fit, uses the defaults serving_decode_efficiency_default and serving_compute_efficiency_default). The
 -- expectation never exceeds the bound. Throughput is output tokens per second per GPU (u / step per replica),
--- per-user speed 1 / step, time to first token the prefill at the fitted compute share plus one step
--- (serve_expected_step_s).
+-- per-user speed 1 / step, time to first token the prefill at the fitted efficiencies plus one step
+-- (serve_expected_step_s) plus the fitted fixed part of the first token (first_token_overhead_ms).
 with e as (
     select
         b.*,
@@ -11,11 +11,13 @@ with e as (
         coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
         coalesce(f.step_overhead_us, 0) as step_overhead_us,
         coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
+        coalesce(f.first_token_overhead_ms, 0) as first_token_overhead_ms,
         f.engine_family is not null as calibrated_without_this_gpu,
         coalesce(p.decode_efficiency, param('serving_decode_efficiency_default')) as p_decode_efficiency,
         coalesce(p.compute_efficiency, param('serving_compute_efficiency_default')) as p_compute_efficiency,
         coalesce(p.step_overhead_us, 0) as p_step_overhead_us,
         coalesce(p.sequence_overhead_us, 0) as p_sequence_overhead_us,
+        coalesce(p.first_token_overhead_ms, 0) as p_first_token_overhead_ms,
         p.engine_family is not null as calibrated_without_this_publication
     from out_serving_bounds as b
     left join out_serving_fits as f
@@ -30,13 +32,13 @@ t as (
         serve_expected_step_s(read_gb_expected, kv_read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, decode_efficiency,
                               compute_efficiency, step_overhead_us, sequence_overhead_us, comm_s) as step_s,
-        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency)
-            as prefill_s,
+        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency,
+                        prefill_read_gb, memory_bandwidth_gbs, decode_efficiency) as prefill_s,
         serve_expected_step_s(read_gb_expected, kv_read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, p_decode_efficiency,
                               p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us, comm_s) as p_step_s,
-        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency)
-            as p_prefill_s
+        serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,
+                        prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency) as p_prefill_s
     from e
 )
 
@@ -50,13 +52,15 @@ select
         when 'throughput' then least(bound, u_expected / step_s / gpus_per_replica)
         when 'per_user' then least(bound, 1 / step_s)
     end as expected_capped,
-    case when quantity = 'ttft' then greatest(bound, prefill_s + step_s) end as expected_ttft,
+    case when quantity = 'ttft' then greatest(bound, prefill_s + step_s + first_token_overhead_ms / 1e3) end
+        as expected_ttft,
     case quantity
         when 'throughput' then least(bound, u_expected / p_step_s / gpus_per_replica)
         when 'per_user' then least(bound, 1 / p_step_s)
-        when 'ttft' then greatest(bound, p_prefill_s + p_step_s)
+        when 'ttft' then greatest(bound, p_prefill_s + p_step_s + p_first_token_overhead_ms / 1e3)
     end as expected_without_publication,
-    decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, calibrated_without_this_gpu,
+    decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, first_token_overhead_ms,
+    calibrated_without_this_gpu,
     calibrated_without_this_publication,
     quote, source_id, source_file, source_row
 from t

@@ -90,9 +90,42 @@ errors as (
     group by all
 )
 
-select engine_family, model_kind,
-       case when held_out_kind = 'gpu' then held_out end as held_out_gpu_id,
-       case when held_out_kind = 'source' then held_out end as held_out_source_id,
-       b.bw as decode_efficiency, b.fl as compute_efficiency, b.s as step_overhead_us, b.c as sequence_overhead_us,
-       abs_log_error, b.n as measurements, b.g as gpus
-from best
+
+, fitted as (
+    select engine_family, model_kind,
+           case when held_out_kind = 'gpu' then held_out end as held_out_gpu_id,
+           case when held_out_kind = 'source' then held_out end as held_out_source_id,
+           b.bw as decode_efficiency, b.fl as compute_efficiency, b.s as step_overhead_us, b.c as sequence_overhead_us,
+           abs_log_error, b.n as measurements, b.g as gpus
+    from best
+),
+
+-- the fixed part of the time to first token (the request's scheduling, tokenisation, the first kernels): the median
+-- of what published times to first token at low concurrency (no queue) take beyond the prefill and one step at the
+-- fit's efficiencies, each fit without the GPU or the publication it holds out; never below 0
+first_token as (
+    select f.engine_family, f.model_kind, f.held_out_gpu_id, f.held_out_source_id,
+           greatest(0, median(o.measured
+               - serve_prefill_s(o.input_tokens, o.active_params_b, o.gpus_per_replica, o.compute_tflops,
+                                 f.compute_efficiency, o.prefill_read_gb, o.memory_bandwidth_gbs, f.decode_efficiency)
+               - serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens,
+                                       o.output_tokens, o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs,
+                                       o.compute_tflops, f.decode_efficiency, f.compute_efficiency, f.step_overhead_us,
+                                       f.sequence_overhead_us, o.comm_s))) * 1000 as first_token_overhead_ms,
+           count(*) as first_token_figures
+    from fitted as f
+    join out_serving_bounds as o
+        on o.engine_family = f.engine_family and o.model_kind = f.model_kind
+        and o.quantity = 'ttft' and o.scenario = 'concurrency' and not o.speculative_decoding
+        and o.concurrency_per_replica <= param('first_token_fit_max_concurrency')
+        and o.gpu_id is distinct from f.held_out_gpu_id and o.source_id is distinct from f.held_out_source_id
+    group by all
+)
+
+select f.*, coalesce(t.first_token_overhead_ms, 0) as first_token_overhead_ms,
+       coalesce(t.first_token_figures, 0) as first_token_figures
+from fitted as f
+left join first_token as t
+    on t.engine_family = f.engine_family and t.model_kind = f.model_kind
+    and t.held_out_gpu_id is not distinct from f.held_out_gpu_id
+    and t.held_out_source_id is not distinct from f.held_out_source_id

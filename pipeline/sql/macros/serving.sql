@@ -53,10 +53,15 @@ create or replace macro serve_compute_mode(format, native_compute, fp8_tflops, f
 create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_gbs, tflops, e_bw, e_fl) as
     greatest(read_gb / (d * bandwidth_gbs * e_bw), u * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl));
 
--- seconds of one request's prefill: 2 FLOPs per active parameter per input token at e_fl of dense peak (the time
--- to first token: its prefill, then one step)
-create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops, e_fl) as
-    input_tokens * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl);
+-- seconds of one request's prefill (the time to first token: its prefill, then one step): 2 FLOPs per active
+-- parameter per input token at e_fl of dense peak, or, where longer, reading the weights its tokens use once
+-- (read_gb: serve_prefill_read_gb; a short prompt of a mixture of experts touches most experts) at e_bw of peak
+create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops, e_fl, read_gb, bandwidth_gbs, e_bw) as
+    greatest(input_tokens * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl), read_gb / (d * bandwidth_gbs * e_bw));
+
+-- GB of weights a prefill of n tokens reads: the dense weights and the experts its tokens touch
+create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n) as
+    serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n, 0, 1);
 
 -- seconds of one step of the expectation. Continuous batching with chunked prefill: every step decodes one token
 -- of each of the u sequences and computes, beside them, the prompt tokens of the requests that arrive (on average u x

@@ -57,6 +57,7 @@ serve_cases as (
              else serve_compute_mode(mo.resolved_format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops)
         end as compute_mode,
         c.decode_efficiency, c.compute_efficiency, c.step_overhead_us, c.sequence_overhead_us,
+        c.first_token_overhead_ms,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction,
         dg.d,
@@ -102,6 +103,8 @@ serve_fit as (
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u, kv_mean_gb,
                            replication) as read_gb,
         serve_kv_read_gb(u, kv_mean_gb, replication) as kv_read_gb,
+        serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, input_tokens)
+            as prefill_read_gb,
         case when d > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
     from serve_memory
 ),
@@ -112,9 +115,11 @@ serve_timed as (
         serve_expected_step_s(read_gb, kv_read_gb, u, input_tokens, output_tokens, active_params_b, d, memory_bandwidth_gbs,
                               compute_tflops, decode_efficiency, compute_efficiency, step_overhead_us,
                               sequence_overhead_us, comm_s) as step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency) as prefill_s,
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency, prefill_read_gb,
+                        memory_bandwidth_gbs, decode_efficiency) as prefill_s,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1) as bound_prefill_s,
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1)
+            as bound_prefill_s,
         serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
                               memory_bandwidth_gbs, read_gb) as bound_request_s
     from serve_fit
@@ -129,7 +134,7 @@ serve_speeds as (
         replicas * output_tokens / bound_request_s as bound_throughput_tokens_per_s,
         least(1 / step_s, 1 / bound_step_s) as expected_tokens_per_s_per_user,
         1 / bound_step_s as bound_tokens_per_s_per_user,
-        prefill_s + step_s as ttft_s,
+        prefill_s + step_s + first_token_overhead_ms / 1e3 as ttft_s,
         bound_prefill_s as bound_ttft_s,
         -- the share of the machine's time spent prefilling (the rest decodes)
         serve_prefill_share(step_s, u, input_tokens, output_tokens, active_params_b, d, compute_tflops,
