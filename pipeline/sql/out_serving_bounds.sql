@@ -18,7 +18,7 @@ with m as (
         s.layers, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
         s.moe_layers, s.num_experts, s.experts_per_token,
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window, s.state_values_per_sequence,
-        g.name as gpu_name, g.architecture, g.usable_memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
+        g.name as gpu_name, g.architecture, g.memory_gb, g.usable_memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
         g.allreduce_us,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
