@@ -35,14 +35,17 @@
     form.gpu.appendChild(o);
   });
 
-  function defaults() {  // the page's assumptions for the GPU chosen; the reader overwrites any of them
+  // the page's assumptions for the GPU and count chosen; the reader overwrites any of them, and changing the hosting
+  // keeps what was typed (it changes only what hosting costs)
+  function defaults() {
     var g = byId[form.gpu.value], n = parseInt(form.count.value, 10) || 1;
     var item = items[g.gpu_id + "|" + form.hosting.value] || items[g.gpu_id + "|colocation"];
+    var rental = item && item.rental_usd_per_gpu_hour !== null ? item.rental_usd_per_gpu_hour : g.rental_usd_per_gpu_hour;
     form.price.value = g.launch_price_usd ? Math.round(g.launch_price_usd * (1 + P.gpu_host_share) * n) : "";
     form.watts.value = g.tdp_w ? Math.round(g.tdp_w * n) : "";
     form.kwh.value = P.electricity_usd_per_kwh;
     form.years.value = P.amortisation_years;
-    form.rental.value = item && item.rental_usd_per_gpu_hour !== null ? item.rental_usd_per_gpu_hour : "";
+    form.rental.value = rental !== null && rental !== undefined ? rental : "";
   }
 
   function chart(o, rental) {
@@ -118,7 +121,6 @@
 
   form.gpu.addEventListener("change", function () { defaults(); render(); });
   form.count.addEventListener("change", function () { defaults(); render(); });
-  form.hosting.addEventListener("change", function () { defaults(); render(); });
   form.addEventListener("input", render);
   defaults();
   render();

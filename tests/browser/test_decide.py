@@ -247,9 +247,10 @@ def test_the_planner_fits_a_phone_with_its_cost_per_million_tokens_visible(serve
     assert any("$/M" in h and "output" in h for h in heads) and any("Tok/s per user" in h for h in heads)
 
 
-def test_own_or_rent_answers_seed_003_and_the_home_rtx_4090(server, browser, db):
-    """Seed 003's 8 x H100 server at about $13.4/hour; an RTX 4090 at home against renting, with a break-even
-    utilisation below 100% (it paid rack rent before); the calculator and "I own these GPUs" answer."""
+def test_own_or_rent_answers_the_8_x_h100_server_and_the_home_rtx_4090(server, browser, db):
+    """The 8 x H100 server at about $13.4/hour; an RTX 4090 at home against renting, with a break-even
+    utilisation below 100% (it paid rack rent before); the calculator starts from a rental (the GPU's on-demand pick)
+    and keeps a typed purchase price when the hosting changes; "I own these GPUs" answers."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(server + "own-or-rent/")
     page.wait_for_selector("#own-out[data-ready]")
@@ -261,6 +262,12 @@ def test_own_or_rent_answers_seed_003_and_the_home_rtx_4090(server, browser, db)
                          where gpu_id = 'nvidia-rtx-4090-pcie-24gb' and hosting = 'home'""").fetchone()[0]
     assert home < 1 and f"{round(home * 100)}%" in calc  # the calculator's defaults are the view's assumptions
     assert page.locator("#own-out svg polyline").count() >= 2
+    assert page.input_value("#own-form input[name=rental]") != ""
+    page.fill("#own-form input[name=price]", "12345")
+    page.select_option("#own-form select[name=hosting]", "colocation")
+    assert page.input_value("#own-form input[name=price]") == "12345"
+    assert "Break-even" in page.locator("#own-out").inner_text()
+    assert "Seed" not in text
     runs = page.locator("#owned-out tbody tr").count()
     page.select_option("#owned-form select[name=count]", "1")
     assert 0 < page.locator("#owned-out tbody tr").count() < runs

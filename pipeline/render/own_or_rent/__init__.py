@@ -78,7 +78,8 @@ def context(con: duckdb.DuckDBPyConnection) -> dict:
         ],
         "parameters": values,
         "gpus": [
-            {k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd")} for g in FAMILY.records(con, "gpus")
+            {k: g[k] for k in ("gpu_id", "name", "tdp_w", "launch_price_usd", "rental_usd_per_gpu_hour")}
+            for g in FAMILY.records(con, "gpus")
         ],
     }
     return {

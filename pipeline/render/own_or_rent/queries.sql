@@ -38,4 +38,8 @@ where m.is_current and e.batch1_gpus <= 8 and e.precision in ('bf16', 'fp8', 'in
 order by e.gpu_id, m.params_b desc, m.name, e.precision;
 
 -- name: gpus
-select gpu_id, name, tdp_w, launch_price_usd from gpus order by name;
+-- every GPU with its board power, launch price and on-demand price pick (the calculator's starting values)
+select g.gpu_id, g.name, g.tdp_w, g.launch_price_usd, p.usd_per_gpu_hour as rental_usd_per_gpu_hour
+from gpus as g
+left join price_picks as p on p.gpu_id = g.gpu_id and p.pick = 'on-demand'
+order by g.name;
