@@ -246,17 +246,18 @@ def fit_command(
         + " + ".join(f"{k[:-3]} {v:,.2f}" for k, v in b.items())
         + f" = {result['required_gb']:,.2f}"
     )
-    typer.echo(f"{'GPU':<48} {'memory':>8} {'usable':>8} {'GPUs':>5}  fits one  GPU link  cheapest on-demand $/GPU-h")
+    speed = "  train tok/s/GPU" if kind == "training" else ""
+    typer.echo(
+        f"{'GPU':<48} {'memory':>8} {'usable':>8} {'GPUs':>5}  fits one  GPU link{speed}  cheapest on-demand $/GPU-h"
+    )
     for g in result["gpus"]:
         needed = "-" if g["gpus_needed"] is None else str(g["gpus_needed"])
-        price = (
-            "-"
-            if g["cheapest_usd_per_gpu_hour"] is None
-            else f"{g['cheapest_usd_per_gpu_hour']:.3f} ({g['cheapest_provider']}, {g['cheapest_observed_on']})"
-        )
+        price = "-" if g["cheapest_usd_per_gpu_hour"] is None else f"{g['cheapest_usd_per_gpu_hour']:.3f}"
+        price += f" ({g['cheapest_provider']}, {g['cheapest_observed_on']})" if g["cheapest_provider"] else ""
+        tok_s = f"  {(g['train_tokens_per_s_per_gpu'] or 0):>15,.0f}" if speed else ""
         typer.echo(
             f"{g['name'][:48]:<48} {g['memory_gb']:>8,.0f} {g['usable_gb_per_gpu']:>8,.1f} {needed:>5}  "
-            f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_gpu_link'] else 'no':>8}  {price}"
+            f"{'yes' if g['fits_one_gpu'] else 'no':>8}  {'yes' if g['has_gpu_link'] else 'no':>8}{tok_s}  {price}"
         )
 
 

@@ -6,6 +6,7 @@ import difflib
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 
 from .db import create_table_from_sql, path_literal
 from .schemas import ENGINE_FORMATS
@@ -72,7 +73,9 @@ def fit_inputs(
         precision = (precision or "bf16").lower()
         one_of("--precision", precision, SERVING_FORMATS)
         return workload, precision, "lora", "full"
-    method, recompute = method or "lora", recompute or "full"
+    # recomputation as the training estimates and the Planner take it: selective for a full update, none for LoRA/QLoRA
+    method = method or "lora"
+    recompute = recompute or ("selective" if method == "full" else "none")
     one_of("--method", method, tuple(TRAINING_FORMATS))
     one_of("--recompute", recompute, RECOMPUTE)
     wanted = TRAINING_FORMATS[method]
@@ -112,7 +115,7 @@ def fit(
     batch: int = 1,
     kv_precision: str = "bf16",
     method: str = "lora",
-    recompute: str = "full",
+    recompute: str = "none",
 ) -> dict:
     """Run out_memory_requirements.sql and out_vram_fit.sql for one setting on the built database's tables."""
     con = duckdb.connect(":memory:")
@@ -142,10 +145,14 @@ def fit(
             f"""
             select f.*, g.name, g.memory_gb, g.interconnect_gbs,
                 c.usd_per_gpu_hour as cheapest_usd_per_gpu_hour, c.provider as cheapest_provider,
-                c.observed_on as cheapest_observed_on
-            from out_vram_fit_detail as f join core_gpus as g using (gpu_id)
+                c.observed_on as cheapest_observed_on,
+                -- training: tokens/s per GPU as the training estimates and the Planner compute it (macros/training.sql)
+                case when f.workload = 'training' then train_tokens_per_s(1, g.best_16bit_tflops, u.utilisation,
+                    train_flops_per_param_token(f.method, f.recompute), m.active_params_b) end as train_tokens_per_s
+            from out_vram_fit_detail as f join core_gpus as g using (gpu_id) join core_models as m using (model_id)
             -- the one definition of the cheapest on-demand price, as built (core_price_picks)
             left join atlas.core_cheapest_offers as c using (gpu_id)
+            left join atlas.out_training_calibration as u using (gpu_id)
             where {where}
             -- one row a GPU: the deployment it needs (its gpu_count rows differ only in the split they test)
             qualify row_number() over (partition by f.gpu_id
@@ -175,9 +182,10 @@ def fit(
                 "name": r.name,
                 "memory_gb": float(r.memory_gb),
                 "usable_gb_per_gpu": float(r.usable_gb_per_gpu),
-                "gpus_needed": None if r.gpus_needed != r.gpus_needed else int(r.gpus_needed),
+                "gpus_needed": None if pd.isna(r.gpus_needed) else int(r.gpus_needed),
                 "fits_one_gpu": bool(r.fits_one_gpu),
                 "has_gpu_link": r.interconnect_gbs == r.interconnect_gbs and r.interconnect_gbs is not None,
+                "train_tokens_per_s_per_gpu": None if pd.isna(r.train_tokens_per_s) else float(r.train_tokens_per_s),
                 "cheapest_usd_per_gpu_hour": None
                 if r.cheapest_usd_per_gpu_hour != r.cheapest_usd_per_gpu_hour
                 else float(r.cheapest_usd_per_gpu_hour),

@@ -20,8 +20,7 @@ est as (
         u.utilisation,
         u.calibration_scope,
         u.calibration_basis,
-        case f.method when 'full' then 6 else 4 end + case f.recompute when 'full' then 2 else 0 end
-            as flops_per_param_token,
+        train_flops_per_param_token(f.method, f.recompute) as flops_per_param_token,
         c.usd_per_gpu_hour
     from fit as f
     join core_models as m using (model_id)
@@ -42,7 +41,7 @@ select
     utilisation,
     calibration_scope,
     calibration_basis,
-    best_16bit_tflops * 1e12 * utilisation / (flops_per_param_token * active_params_b * 1e9) as tokens_per_s_per_gpu,
+    train_tokens_per_s(1, best_16bit_tflops, utilisation, flops_per_param_token, active_params_b) as tokens_per_s_per_gpu,
     param('finetune_tokens') as finetune_tokens,
     param('finetune_tokens') / (gpus_needed * best_16bit_tflops * 1e12 * utilisation
         / (flops_per_param_token * active_params_b * 1e9)) / 3600 as finetune_hours,

@@ -349,3 +349,24 @@ def test_fit_takes_every_workload_plan_takes(built_site):
         assert json.loads(a.stdout)["required_gb"] == json.loads(b.stdout)["required_gb"], workload
     wrong = fit("--workload", "lora", "--method", "qlora")
     assert wrong.returncode == 2 and "--method" in wrong.stderr
+
+
+def test_one_lora_speed_on_the_planner_the_training_estimates_and_fit(db, built_site):
+    """Llama 3.1 8B LoRA on one H100 SXM: the Planner, the training estimates (Compare and the GPU page) and
+    `gpu-atlas fit` give the same tokens/s per GPU (macros/training.sql), and LoRA runs faster than a full update
+    (no weight gradients)."""
+    from pipeline.fit import fit
+
+    lora = options(db, model="llama-3.1-8b", workload="lora")
+    planner = lora[(lora.gpu_id == "nvidia-h100-sxm-80gb") & (lora.instance_gpus == 1)]
+    estimate = db.execute(
+        """select tokens_per_s_per_gpu from training_estimates
+           where model_id = 'llama-3.1-8b' and gpu_id = 'nvidia-h100-sxm-80gb' and method = 'lora'"""
+    ).fetchone()[0]
+    cli = next(
+        g for g in fit(built_site["db"], "llama-3.1-8b", "training")["gpus"] if g["gpu_id"] == "nvidia-h100-sxm-80gb"
+    )
+    assert len(planner) and planner.throughput_tokens_per_s_per_gpu.iloc[0] == pytest.approx(estimate, rel=1e-9)
+    assert cli["train_tokens_per_s_per_gpu"] == pytest.approx(estimate, rel=1e-9)
+    full = options(db, model="llama-3.1-8b", workload="full")
+    assert full[full.gpu_id == "nvidia-h100-sxm-80gb"].throughput_tokens_per_s_per_gpu.max() < estimate

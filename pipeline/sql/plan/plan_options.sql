@@ -20,9 +20,10 @@
 --   tokens at the stated input:output ratio (equivalently, $ per request).
 -- workload 'full' | 'lora' | 'qlora' | 'pretrain': fine-tune or pre-train on `tokens` tokens on one machine,
 --   every GPU of it sharding the model (vram_fit at the machine's GPU count: full and pretrain with selective
---   recomputation, LoRA/QLoRA with full recomputation); tokens/s = GPUs x dense 16-bit TFLOPS x the GPU's training
---   utilisation (training_calibration: its published runs, or the line fitted on the measured GPUs) /
---   (6 x active params); $ per job = hours x the machine's $/hour.
+--   recomputation, LoRA/QLoRA without recomputation where the machine holds the activations, else with full);
+--   tokens/s = GPUs x dense 16-bit TFLOPS x the GPU's training utilisation (training_calibration: its published
+--   runs, or the line fitted on the measured GPUs) / (FLOPs per parameter per token x active params)
+--   (macros/training.sql, as the training estimates); $ per job = hours x the machine's $/hour.
 with sc as (select *, row_number() over () as scenario_id from plan_scenarios),
 
 p as (
@@ -196,13 +197,16 @@ train as (
         m.usd_per_hour, m.usd_per_gpu_hour, '16-bit' as compute_mode,
         f.per_gpu_required_gb * m.instance_gpus as required_gb,
         f.usable_gb_per_gpu * m.instance_gpus as capacity_gb,
-        m.instance_gpus * g.bf16_compute_tflops * 1e12 * tc.utilisation / (6 * mo.active_params_b * 1e9)
-            / m.instance_gpus as throughput_tokens_per_s_per_gpu,
-        m.instance_gpus * g.bf16_compute_tflops * 1e12 / (6 * mo.active_params_b * 1e9) / m.instance_gpus
-            as bound_throughput_tokens_per_s_per_gpu,
-        m.instance_gpus * g.bf16_compute_tflops * 1e12 * tc.utilisation / (6 * mo.active_params_b * 1e9)
+        train_tokens_per_s(1, g.bf16_compute_tflops, tc.utilisation,
+                           train_flops_per_param_token(f.method, f.recompute), mo.active_params_b)
+            as throughput_tokens_per_s_per_gpu,
+        train_tokens_per_s(1, g.bf16_compute_tflops, 1, train_flops_per_param_token(f.method, f.recompute),
+                           mo.active_params_b) as bound_throughput_tokens_per_s_per_gpu,
+        train_tokens_per_s(m.instance_gpus, g.bf16_compute_tflops, tc.utilisation,
+                           train_flops_per_param_token(f.method, f.recompute), mo.active_params_b)
             as expected_tokens_per_s,
-        m.instance_gpus * g.bf16_compute_tflops * 1e12 / (6 * mo.active_params_b * 1e9) as bound_tokens_per_s,
+        train_tokens_per_s(m.instance_gpus, g.bf16_compute_tflops, 1, train_flops_per_param_token(f.method, f.recompute),
+                           mo.active_params_b) as bound_tokens_per_s,
         null::double as expected_tokens_per_s_per_user, null::double as bound_tokens_per_s_per_user,
         null::double as ttft_s, null::double as bound_ttft_s, null::double as prefill_share,
         null::double as input_tokens_per_s, null::double as usd_per_million_input_tokens,
@@ -215,13 +219,18 @@ train as (
     join vram_fit as f
         on f.model_id = s.model_id and f.workload = 'training'
         and f.method = case s.workload when 'pretrain' then 'full' else s.workload end
-        and f.recompute = case when s.workload in ('full', 'pretrain') then 'selective' else 'full' end
+        -- full updates with selective recomputation; LoRA and QLoRA without recomputation where the machine holds
+        -- the activations, else with full recomputation (as out_training_estimates)
+        and f.recompute in (case when s.workload in ('full', 'pretrain') then 'selective' else 'none' end,
+                            case when s.workload in ('full', 'pretrain') then 'selective' else 'full' end)
     join rentable_machines as m on m.gpu_id = f.gpu_id and m.instance_gpus = f.gpu_count
         and (s.tier is null or m.pricing_tier = s.tier)
     join serving_gpus as g on g.gpu_id = m.gpu_id
     join training_calibration as tc on tc.gpu_id = m.gpu_id
     cross join p
     where s.workload in ('full', 'lora', 'qlora', 'pretrain') and f.fits
+    qualify row_number() over (partition by s.scenario_id, m.machine_id
+                               order by case f.recompute when 'full' then 1 else 0 end) = 1
 ),
 
 options as (
