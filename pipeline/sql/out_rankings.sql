@@ -1,10 +1,15 @@
 -- Training and inference scores: each component normalised to the best GPU (= 1), weighted by
--- ranking.yml, summed to 0-100. Value = score per $ of the cheapest on-demand GPU-hour.
+-- ranking.yml, summed to 0-100. Value = score per $ of the cheapest on-demand GPU-hour, ranked among the GPUs that
+-- hold the workload's reference model on at most value_max_gpus of them (inference: the reference model at FP8 for
+-- one sequence; training: a full fine-tune of the reference training model): a card too small for a model a team
+-- serves or tunes is cheap, not good value. A GPU-to-GPU link: a PCIe card without one has 0; a module (SXM, OAM,
+-- socket) whose link no source gives is unknown (the score is flagged), not 0.
 with reference as (
     select
         gpu_id,
         -- expected decode speed of the smallest deployment that serves one sequence, per GPU it uses
-        decode_expected_tokens_per_s / batch1_gpus as decode_per_gpu
+        decode_expected_tokens_per_s / batch1_gpus as decode_per_gpu,
+        batch1_gpus
     from out_inference_estimates
     where model_id = (select value_text from core_parameters where name = 'reference_model')
         and precision = 'fp8'
@@ -20,7 +25,7 @@ fits as (
 ),
 
 training_reference as (
-    select gpu_id, tokens_per_s_per_gpu
+    select gpu_id, tokens_per_s_per_gpu, gpus_needed
     from out_training_estimates
     where model_id = (select value_text from core_parameters where name = 'reference_training_model')
         and method = 'full'
@@ -39,11 +44,13 @@ component_inputs as (
         t.tokens_per_s_per_gpu as training_throughput,
         tf.share_fitting as training_fit,
         g.memory_bandwidth_gbs as bandwidth,
-        coalesce(g.interconnect_gbs, 0) as interconnect,
+        coalesce(g.interconnect_gbs, case when g.form_factor = 'pcie' then 0 end) as interconnect,
         r.decode_per_gpu as decode,
         f.share_fitting as fit,
         coalesce(g.fp8_tflops, g.int8_tops, g.best_16bit_tflops) as low_precision_compute,
-        c.usd_per_gpu_hour
+        c.usd_per_gpu_hour,
+        r.batch1_gpus <= param('value_max_gpus') as holds_inference_reference,
+        t.gpus_needed <= param('value_max_gpus') as holds_training_reference
     from core_gpus as g
     left join reference as r using (gpu_id)
     left join fits as f using (gpu_id)
@@ -98,6 +105,17 @@ scores as (
     group by all
 )
 
+, valued as (
+    select
+        s.*,
+        c.usd_per_gpu_hour,
+        coalesce(case s.workload when 'inference' then i.holds_inference_reference
+                                 else i.holds_training_reference end, false) as holds_reference_model
+    from scores as s
+    join component_inputs as i using (gpu_id)
+    left join core_cheapest_offers as c using (gpu_id)
+)
+
 select
     s.gpu_id,
     s.workload,
@@ -111,10 +129,11 @@ select
     s.decode_component,
     s.fit_component,
     s.low_precision_compute_component,
-    c.usd_per_gpu_hour as cheapest_usd_per_gpu_hour,
-    s.score / c.usd_per_gpu_hour as score_per_usd,
-    case when c.usd_per_gpu_hour is not null then
-        rank() over (partition by s.workload order by s.score / c.usd_per_gpu_hour desc nulls last)
+    s.usd_per_gpu_hour as cheapest_usd_per_gpu_hour,
+    s.score / s.usd_per_gpu_hour as score_per_usd,
+    s.holds_reference_model,
+    case when s.usd_per_gpu_hour is not null and s.holds_reference_model then
+        rank() over (partition by s.workload, s.usd_per_gpu_hour is not null and s.holds_reference_model
+                     order by s.score / s.usd_per_gpu_hour desc)
     end as value_rank
-from scores as s
-left join core_cheapest_offers as c using (gpu_id)
+from valued as s

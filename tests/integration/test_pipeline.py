@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import duckdb
@@ -663,3 +664,32 @@ def test_what_changed_compares_each_provider_older_to_newer(db):
            having max(previous_observed_on) > max(current_observed_on)"""
     ).fetchall()
     assert reversed_ == []
+
+
+def test_one_largest_model_compare_and_the_gpu_pages_agree(built_site, db):
+    """Compare's "largest model on one GPU" (fits.json) is the first of the current models a GPU's page lists as
+    fitting on one GPU: one definition (current models only; a superseded model is never the answer)."""
+    fits = json.loads((built_site["site"] / "api" / "v1" / "fits.json").read_text())["largest_model_on_one_gpu"]
+    current = {r[0] for r in db.execute("select model_id from models where is_current").fetchall()}
+    assert fits and all(f["model_id"] in current for by in fits.values() for f in by.values())
+    h100 = fits["nvidia-h100-sxm-80gb"]["fp8"]
+    page = (built_site["site"] / "gpus" / "nvidia-h100-sxm-80gb" / "index.html").read_text()
+    assert h100["name"] in page
+
+
+def test_rankings_flag_an_unknown_link_and_rank_value_among_cards_that_hold_the_reference(db):
+    """A module whose GPU-to-GPU link no source gives (H800 SXM) is scored with that component unknown and flagged,
+    a PCIe card without a link scores 0 for it; value per dollar is ranked only among GPUs that hold the reference
+    model on at most value_max_gpus of them (a 16 GB card is cheap, not good value)."""
+    h800 = db.execute("""select all_components_known, interconnect_component from rankings
+                         where gpu_id = 'nvidia-h800-sxm-80gb' and workload = 'training'""").fetchone()
+    assert h800 == (False, None)
+    pcie = db.execute("""select interconnect_component from rankings
+                         where gpu_id = 'nvidia-l4-pcie-24gb' and workload = 'training'""").fetchone()
+    assert pcie == (0,)
+    a4000 = db.execute("""select value_rank, holds_reference_model from rankings
+                          where gpu_id = 'nvidia-rtx-a4000-pcie-16gb' and workload = 'inference'""").fetchone()
+    assert a4000 == (None, False)
+    ranked = db.execute("""select count(*), bool_and(holds_reference_model) from rankings
+                           where value_rank is not null""").fetchone()
+    assert ranked[0] > 5 and ranked[1]

@@ -17,6 +17,7 @@ PARAMETERS = [
     SimpleNamespace(name="training_calibration_max_context", value="8192.0"),
     SimpleNamespace(name="finetune_tokens", value="1000000000.0"),
     SimpleNamespace(name="reference_training_model", value="llama-3.1-8b"),
+    SimpleNamespace(name="value_max_gpus", value="2.0"),
 ]
 
 

@@ -36,10 +36,11 @@ where model_id = (select value from parameters where name = 'reference_training_
   and method in ('full', 'lora');
 
 -- name: fits
--- fits.json: per GPU and weight format, the largest model that fits on one (inference, 4k context, batch 1, KV BF16)
+-- fits.json: per GPU and weight format, the largest current model that fits on one (inference, 4k context, batch 1,
+-- KV BF16): the first of the list a GPU's page shows (pipeline/render/gpus/queries.sql, fits)
 select f.gpu_id, f.precision, f.model_id, m.name, m.params_b
 from vram_fit as f join models as m using (model_id)
-where f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1
+where f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1 and m.is_current
   and f.gpu_count = 1 and f.fits and f.precision in ('bf16', 'fp8', 'int4')
   and f.context_tokens = least(4096, coalesce(m.max_context, 4096))
 qualify row_number() over (partition by f.gpu_id, f.precision

@@ -86,7 +86,13 @@ def context(
         w = ranks[(ranks.workload == workload) & ranks.value_rank.notna()]
         top = w[w.value_rank == w.value_rank.min()]
         word = _(WORKLOAD_WORDS[workload])
-        value.append({"workload": workload, "word": word, "gpus": list(top.itertuples()), "row": top.iloc[0]})
+        row = top.iloc[0]
+        held = (
+            _("%(model)s at FP8 on at most %(n)s of them")
+            if workload == "inference"
+            else _("a full fine-tune of %(model)s on at most %(n)s of them")
+        ) % {"model": row.reference_model_name, "n": row.value_max_gpus}
+        value.append({"workload": workload, "word": word, "gpus": list(top.itertuples()), "row": row, "held": held})
     answers = []
     for i, (question, q) in enumerate(questions):
         opts = options[options.scenario_id == i + 1]

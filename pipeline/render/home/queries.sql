@@ -2,9 +2,15 @@
 -- pipeline/sql/plan/plan_options.sql (pipeline.plan.plan_options), over the public views too.
 
 -- name: rankings
--- each GPU's training and inference score and value per dollar, best first
-select r.workload, r.rank, r.gpu_id, g.name, r.score, r.value_rank, r.cheapest_usd_per_gpu_hour, r.score_per_usd
+-- each GPU's training and inference score and value per dollar, best first, with the reference model value is
+-- ranked by (the GPUs that hold it on at most value_max_gpus of them)
+select r.workload, r.rank, r.gpu_id, g.name, r.score, r.value_rank, r.cheapest_usd_per_gpu_hour, r.score_per_usd,
+       m.name as reference_model_name, cast(v.value as integer) as value_max_gpus
 from rankings as r join gpus as g using (gpu_id)
+join parameters as p on p.name = case r.workload when 'inference' then 'reference_model'
+                                                 else 'reference_training_model' end
+join models as m on m.model_id = p.value
+join parameters as v on v.name = 'value_max_gpus'
 order by r.workload, r.rank, r.gpu_id;
 
 -- name: counts

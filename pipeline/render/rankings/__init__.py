@@ -72,6 +72,7 @@ def context(
     params = param_values(parameters)
     ctx = {
         "workload": workload,
+        "value_max_gpus": int(float(params["value_max_gpus"])),
         "weights": list(weights.itertuples(index=False)),
         "components": comps,
         "ranks": [

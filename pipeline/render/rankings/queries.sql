@@ -17,7 +17,7 @@ select * from ranking_weights where workload = ?;
 select name, value
 from parameters
 where name in ('reference_model', 'serving_batch', 'reference_context', 'finetune_tokens',
-               'training_calibration_min_context', 'training_calibration_max_context');
+               'training_calibration_min_context', 'training_calibration_max_context', 'value_max_gpus');
 
 -- name: serving
 -- the reference model's deployments on every GPU, for the serving-cost chart
