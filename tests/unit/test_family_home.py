@@ -34,7 +34,11 @@ def ranks(name_a: str = "GB300") -> pd.DataFrame:
         ("inference", 1, "c", "GB200", 100.0, 2, 10.5, 9.5),
         ("inference", 3, "b", "A40", 12.1, 1, 0.15, 80.3),
     ]
-    return pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns)
+    # the reference model value is ranked by, and on how many GPUs at most it must fit
+    frame["reference_model_name"] = frame.workload.map({"training": "Llama 3.1 8B", "inference": "Llama 3.3 70B"})
+    frame["value_max_gpus"] = 2
+    return frame
 
 
 def options(provider: str = "lambda") -> pd.DataFrame:
