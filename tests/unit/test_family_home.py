@@ -104,7 +104,7 @@ def test_answers():
     )
     assert (
         "| Best training value per dollar | [A40](gpus/b.md) | training score 14.0 ÷ cheapest on-demand $0.42/GPU-hour "
-        "= 33.6 points per $ (the highest) |"
+        "= 33.6 points per $, the highest among the GPUs that hold a full fine-tune of Llama 3.1 8B on at most 2 of them |"
     ) in text
     # the first question has no option: a link to the Planner
     assert (
