@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import i18n
 from .i18n import N_, _
+from .labels import gpu_name
 
 WIDTH = "container"
 
@@ -227,7 +228,7 @@ def ranking_components(rankings: pd.DataFrame, weights: pd.DataFrame, workload: 
             if pd.notna(value):
                 rows.append(
                     {
-                        "gpu": r["name"],
+                        "gpu": gpu_name(r["name"]),
                         "component": w["component"],
                         "points": 100 * w["weight"] * value,
                         "score": r["score"],
@@ -293,7 +294,11 @@ def token_cost(estimates: pd.DataFrame, model: str, top: int = 20) -> dict:
     )[["name", "precision", "gpus_used", "batch_decode_tokens_per_s", "usd_per_million_tokens"]]
     data = data.nsmallest(top, "usd_per_million_tokens").assign(
         deployment=lambda d: (
-            d["gpus_used"].astype(int).astype(str) + " × " + d["name"] + " · " + d["precision"].str.upper()
+            d["gpus_used"].astype(int).astype(str)
+            + " × "
+            + d["name"].map(gpu_name)
+            + " · "
+            + d["precision"].str.upper()
         )
     )
     title = _("Serving cost for %(model)s: the %(top)s cheapest deployments of up to 8 GPUs") % {

@@ -129,7 +129,7 @@ def original(text) -> Markup:
 
 def gpu_link(gpu_id: str, name: str, prefix: str = "gpus/") -> Markup:
     """A link to a GPU's page, relative to the page that holds it."""
-    return Markup(md.link(name, f"{prefix}{gpu_id}.md"))
+    return Markup(md.link(labels.gpu_name(name), f"{prefix}{gpu_id}.md"))
 
 
 def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:

@@ -92,6 +92,8 @@ FORMATTERS = (
     "markets",
     "kinds",
     "pick_why",
+    "change_reason",
+    "gpu_name",
 )
 
 
@@ -322,3 +324,61 @@ def pick_label(p) -> str:
 def kind_label(kind) -> str:
     """What a kind of source is called on the pages: 'vendor document', 'price tracker'."""
     return esc(word(KIND_LABELS, kind))
+
+
+# price_changes.reason, as pipeline/sql/out_price_changes.sql writes it (the names inside are data)
+_CHANGE_REASONS = [
+    (re.compile(r"^the newer snapshot does not cover this offer$"), N_("the newer snapshot does not cover this offer")),
+    (re.compile(r"^the older snapshot did not cover this offer$"), N_("the older snapshot did not cover this offer")),
+    (
+        re.compile(
+            r"^no longer listed under this name; the newer snapshot lists (?P<name>.+) at the same GPU, GPU "
+            r"count, tier and region$"
+        ),
+        N_(
+            "no longer listed under this name; the newer snapshot lists %(name)s at the same GPU, GPU count, tier and "
+            "region"
+        ),
+    ),
+    (
+        re.compile(r"^the sample of listings changed \((?P<a>[\d?]+) -> (?P<b>[\d?]+)\): not a price move$"),
+        N_("the sample of listings changed (%(a)s -> %(b)s): not a price move"),
+    ),
+    (
+        re.compile(r"^sample below the minimum of (?P<n>\d+) listings: not a price$"),
+        N_("sample below the minimum of %(n)s listings: not a price"),
+    ),
+    (re.compile(r"^renamed from (?P<name>.+)$"), N_("renamed from %(name)s")),
+]
+
+
+def change_reason(reason) -> str:
+    """Why a price change is what it is (`price_changes.reason`): in the current locale's words where the SQL wrote
+    it; a wording it does not know stays as written, marked as English."""
+    if not isinstance(reason, str) or not reason:
+        return ""
+    if i18n.current() == i18n.DEFAULT:
+        return esc(reason)
+    for pattern, text in _CHANGE_REASONS:
+        if m := pattern.match(reason):
+            return esc(_(text) % {k: v for k, v in m.groupdict().items()})
+    return f'<span lang="en">{esc(reason)}</span>'
+
+
+# the qualifiers a GPU's display name carries (gpus.csv `name`), in the reader's words; the product name stays
+GPU_QUALIFIERS = {
+    " (China market)": N_(" (China market)"),
+    ", one of two dies,": N_(", one of two dies,"),
+    " (AWS)": N_(" (AWS)"),
+    " (one of two GPUs per superchip)": N_(" (one of two GPUs per superchip)"),
+    " (GPU part)": N_(" (GPU part)"),
+}
+
+
+def gpu_name(name) -> str:
+    """A GPU's display name with its qualifiers ('(China market)', 'one of two dies') in the current locale."""
+    if not isinstance(name, str) or i18n.current() == i18n.DEFAULT:
+        return name
+    for english, text in GPU_QUALIFIERS.items():
+        name = name.replace(english, _(text))
+    return name

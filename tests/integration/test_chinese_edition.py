@@ -176,3 +176,32 @@ def test_the_chinese_404_page_links_inside_the_site(built_site):
         if not path.exists():
             missing.append(url)
     assert missing == []
+
+
+def test_every_price_change_reason_reads_in_chinese(db):
+    """labels.change_reason says in words what out_price_changes.sql writes (a new wording in the SQL fails here),
+    and no Chinese page of What changed quotes one in English."""
+    from pipeline.render import i18n
+    from pipeline.render.labels import change_reason
+
+    reasons = [
+        r[0] for r in db.execute("select distinct reason from price_changes where reason is not null").fetchall()
+    ]
+    assert reasons
+    with i18n.use("zh"):
+        unread = [r for r in reasons if 'lang="en"' in change_reason(r)]
+    assert unread == []
+
+
+def test_gpu_qualifiers_read_in_chinese(built_site, db):
+    """A GPU's qualifiers ('(China market)', 'one of two GPUs per superchip') are translated wherever a Chinese page
+    names the GPU (links, charts); the product name stays."""
+    from pipeline.render import i18n
+    from pipeline.render.labels import GPU_QUALIFIERS, gpu_name
+
+    names = [r[0] for r in db.execute("select name from gpus").fetchall()]
+    with i18n.use("zh"):
+        shown = [gpu_name(n) for n in names]
+    assert not [n for n in shown if any(q in n for q in GPU_QUALIFIERS)]
+    page = (built_site["site"] / "zh" / "inference" / "index.html").read_text(encoding="utf-8")
+    assert "one of two GPUs per superchip" not in page and "每个超级芯片两颗 GPU 之一" in page
