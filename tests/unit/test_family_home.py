@@ -193,7 +193,7 @@ def test_chinese_edition_shows_the_china_market_first():
     china, world = text.index("## 中国大陆市场："), text.index("## 全球市场：")
     assert china < world
     assert "| GPU | 元/GPU 小时 | $/GPU 小时 | 云厂商 | 产品 | 观测日期 |\n|---|---|---|---|---|---|\n" in text
-    row = f"| [H20 SXM 96 GB (China market)](gpus/nvidia-h20-sxm-96gb.md) | 10.50 | $1.546 | autodl | {ESCAPED} |"
+    row = f"| [H20 SXM 96 GB（中国市场版）](gpus/nvidia-h20-sxm-96gb.md) | 10.50 | $1.546 | autodl | {ESCAPED} |"
     assert china < text.index(row) < world
     assert text.index("| [H100 SXM 80 GB](gpus/nvidia-h100-sxm-80gb.md) | $2.690 | jarvislabs |") > world
     assert "<script>" not in text
