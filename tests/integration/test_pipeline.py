@@ -693,3 +693,24 @@ def test_rankings_flag_an_unknown_link_and_rank_value_among_cards_that_hold_the_
     ranked = db.execute("""select count(*), bool_and(holds_reference_model) from rankings
                            where value_rank is not null""").fetchone()
     assert ranked[0] > 5 and ranked[1]
+
+
+def test_every_gpu_teams_rent_has_a_price_or_the_page_says_why(built_site, db):
+    """Each GPU teams rent in 2026 (the Cloud prices page's list) has a global on-demand pick, or the page lists it
+    with why it has none (RTX 5090: China-mainland offers only; MI355X: no source read lists it)."""
+    from pipeline.render.prices import FAMILY
+
+    unpriced = {r.gpu_id: r.why for r in FAMILY.frame(db, "unpriced").itertuples()}
+    picked = {
+        r[0]
+        for r in db.execute(
+            "select gpu_id from price_picks where pick = 'on-demand' and usd_per_gpu_hour > 0"
+        ).fetchall()
+    }
+    sql = FAMILY.queries["unpriced"]
+    rented = set(re.findall(r"'((?:nvidia|amd)-[a-z0-9-]+)'", sql))
+    assert len(rented) == 12 and rented <= picked | set(unpriced)
+    assert not set(unpriced) & picked
+    assert unpriced.get("amd-mi355x-oam-288gb") == "never listed"
+    page = (built_site["site"] / "prices" / "index.html").read_text()
+    assert all(f"gpus/{g}/" in page for g in unpriced)

@@ -21,8 +21,10 @@ def context(
     picks: pd.DataFrame,
     providers: pd.DataFrame,
     parameters: pd.DataFrame,
+    unpriced: pd.DataFrame | None = None,
 ) -> dict:
-    """The Cloud prices page's values: offers, providers, picks, the price-history chart and the pick rules."""
+    """The Cloud prices page's values: offers, providers, picks, the price-history chart, the pick rules and the GPUs
+    teams rent that have no on-demand pick, with why (`unpriced`)."""
     params = param_values(parameters.itertuples(index=False))
     return {
         # the Chinese edition shows the China-mainland market's rows first (English: the order of the queries)
@@ -38,6 +40,7 @@ def context(
         ),
         "max_age": int(params["price_max_age_days"]),
         "min_sample": int(params["marketplace_min_sample"]),
+        "unpriced": [] if unpriced is None else list(unpriced.itertuples(index=False)),
     }
 
 
@@ -57,6 +60,7 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         FAMILY.frame(con, "picks"),
         FAMILY.frame(con, "providers"),
         FAMILY.frame(con, "parameters"),
+        FAMILY.frame(con, "unpriced"),
     )
     changes = changes_context(
         FAMILY.frame(con, "changes"), FAMILY.frame(con, "change_counts"), FAMILY.frame(con, "uncompared")

@@ -82,3 +82,47 @@ from price_changes
 where change = 'not compared'
 group by all
 order by all;
+
+-- name: unpriced
+-- the GPUs teams rent in 2026 (on the public price lists of the large clouds and GPU clouds) that have no global
+-- on-demand price pick, each with why: what the sources read do hold for it
+with rented as (
+    select unnest(['nvidia-h100-sxm-80gb', 'nvidia-h200-sxm-141gb', 'nvidia-b200-sxm-180gb', 'nvidia-b300-sxm-288gb',
+                   'amd-mi300x-oam-192gb', 'amd-mi325x-oam-256gb', 'amd-mi355x-oam-288gb', 'nvidia-l40s-pcie-48gb',
+                   'nvidia-rtx-4090-pcie-24gb', 'nvidia-rtx-5090-pcie-32gb', 'nvidia-rtx-pro-6000-server-96gb',
+                   'nvidia-a100-sxm-80gb']) as gpu_id
+),
+
+held as (
+    select
+        r.gpu_id,
+        count(o.gpu_id) filter (where o.market = 'global' and o.pricing_tier = 'on-demand') as global_on_demand,
+        count(o.gpu_id) filter (where o.market = 'global' and o.pricing_tier = 'on-demand' and not o.stale)
+            as fresh_on_demand,
+        count(o.gpu_id) filter (where o.market = 'global' and o.pricing_tier = 'on-demand' and not o.stale
+                                  and o.seller = 'provider' and o.statistic = 'list') as fresh_list,
+        count(o.gpu_id) filter (where o.market <> 'global') as other_markets,
+        count(o.gpu_id) as current_offers,
+        max(coalesce(o.observed_no_later_than, o.observed_on)) filter (where o.market = 'global' and o.pricing_tier = 'on-demand')
+            as newest_on_demand
+    from rented as r
+    left join price_offers as o using (gpu_id)
+    group by all
+)
+
+select
+    h.gpu_id, g.name, h.newest_on_demand,
+    case
+        when h.current_offers = 0 and not exists (select 1 from price_history as x where x.gpu_id = h.gpu_id)
+            then 'never listed'
+        when h.global_on_demand = 0 and h.other_markets > 0 then 'other markets only'
+        when h.global_on_demand = 0 then 'no on-demand offer'
+        when h.fresh_on_demand = 0 then 'stale'
+        when h.fresh_list = 0 then 'marketplace only'
+        else 'not comparable'
+    end as why
+from held as h
+join gpus as g using (gpu_id)
+where not exists (select 1 from price_picks as p
+                  where p.gpu_id = h.gpu_id and p.pick = 'on-demand' and p.usd_per_gpu_hour is not null)
+order by g.name;
