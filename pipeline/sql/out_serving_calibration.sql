@@ -2,7 +2,7 @@
 -- experts; fitted on all of the family's published throughput and per-user figures, out_serving_fits), inside their
 -- physical ranges, with how well they predict figures they did not see: the median |expected / measured - 1| of
 -- each quantity (throughput per GPU, tokens/s per user, time to first token) from the fit without the figure's GPU,
--- and of throughput from the fit without its publication. The Planner uses these; an engine family without
+-- and from the fit without its publication. The Planner uses these; an engine family without
 -- measurements uses the defaults in parameters.
 with fits as (
     select * from out_serving_fits where held_out_gpu_id is null and held_out_source_id is null
@@ -26,6 +26,10 @@ errs as (
            count(*) filter (where quantity = 'ttft') as ttft_held_out_figures,
            median(abs(expected_without_publication / measured - 1)) filter (where quantity = 'throughput')
                as publication_held_out_median_abs_error,
+           median(abs(expected_without_publication / measured - 1)) filter (where quantity = 'per_user')
+               as per_user_publication_held_out_median_abs_error,
+           median(abs(expected_without_publication / measured - 1)) filter (where quantity = 'ttft')
+               as ttft_publication_held_out_median_abs_error,
            count(distinct source_id) as publications
     from figures
     group by all
@@ -58,7 +62,9 @@ select
     e.per_user_held_out_figures,
     e.ttft_held_out_median_abs_error,
     e.ttft_held_out_figures,
-    e.publication_held_out_median_abs_error
+    e.publication_held_out_median_abs_error,
+    e.per_user_publication_held_out_median_abs_error,
+    e.ttft_publication_held_out_median_abs_error
 from families as fa
 left join fits as f using (engine_family, model_kind)
 left join errs as e using (engine_family, model_kind)
