@@ -714,3 +714,16 @@ def test_every_gpu_teams_rent_has_a_price_or_the_page_says_why(built_site, db):
     assert unpriced.get("amd-mi355x-oam-288gb") == "never listed"
     page = (built_site["site"] / "prices" / "index.html").read_text()
     assert all(f"gpus/{g}/" in page for g in unpriced)
+
+
+def test_gaudi_figures_follow_intels_own_tables(db):
+    """Intel's Hot Chips 2024 tables (a vendor reprint) outrank Epoch's curated dataset: Gaudi 2 BF16 432 TFLOPS (not
+    Epoch's 450), Gaudi 3 BF16 1,835 TFLOPS and 3.67 TB/s."""
+    rows = dict(
+        db.execute(
+            "select gpu_id, bf16_tflops from gpus where gpu_id in ('intel-gaudi2-oam-96gb', 'intel-gaudi3-oam-128gb')"
+        ).fetchall()
+    )
+    assert rows == {"intel-gaudi2-oam-96gb": 432.0, "intel-gaudi3-oam-128gb": 1835.0}
+    bw = db.execute("select memory_bandwidth_gbs from gpus where gpu_id = 'intel-gaudi3-oam-128gb'").fetchone()[0]
+    assert bw == 3670
