@@ -1,4 +1,9 @@
-"""The Azure price fetcher on recorded responses: pagination, filtering, offline and bad shapes."""
+"""The Azure price fetcher on recorded responses: pagination, filtering, offline and bad shapes.
+
+The Azure pages (tests/fixtures/azure) are still built by hand in the documented response shape: no real answer of
+the Retail Prices API listing GPU sizes could be found in the stored corpora (2026-11-28; the answers found in
+public test suites are themselves hand-written, without meterId or skuId). The Oracle answer is a real recorded one
+(tests/fixtures/oracle/README.md)."""
 
 from __future__ import annotations
 
