@@ -47,6 +47,9 @@ class Snapshot:
 
 
 RETRY_STATUS = (429, 500, 502, 503, 504)
+# whether a refused or failed connection is retried; `refresh_all` turns it off once a provider could not be reached
+# at all (offline behind a proxy, or a proxy that refuses): every further provider is then tried once, not three times
+RETRY_CONNECT = {"on": True}
 
 
 def _raise_for_status(response: httpx.Response) -> None:
@@ -79,10 +82,10 @@ def _with_retries(url: str, call, retries: int = 3, backoff: float = 1.0):
             status = exc.response.status_code if isinstance(exc, httpx.HTTPStatusError) else None
             if status is not None and status < 500 and status != 429:
                 break
-            if isinstance(exc, httpx.ConnectError) and _unresolved(exc):
+            if isinstance(exc, httpx.ConnectError) and (_unresolved(exc) or not RETRY_CONNECT["on"]):
                 break
-            if attempt + 1 < retries:
-                time.sleep(backoff * 2**attempt)
+            if attempt + 1 < retries:  # a refused connection is retried sooner than a busy server
+                time.sleep((backoff / 2 if isinstance(exc, httpx.ConnectError) else backoff) * 2**attempt)
     if isinstance(last, httpx.ConnectError):
         raise FetchError(f"cannot reach {httpx.URL(url).host}: are you offline? ({last})") from last
     if isinstance(last, httpx.TimeoutException):
@@ -309,8 +312,18 @@ def refresh(provider: str, sources: Path, regions: list[str] | None = None, forc
 
 
 def refresh_all(sources: Path, force: bool = False, **kwargs) -> list[Outcome]:
-    """Every provider with a fetcher, one after the other; one that fails or is refused is reported and skipped."""
-    return [refresh(provider, sources, force=force, **kwargs) for provider in FETCHERS]
+    """Every provider with a fetcher, one after the other; one that fails or is refused is reported and skipped.
+    Once one provider could not be reached after its retries, the others' connections are tried once each, so an
+    offline run (a proxy refusing included) ends in seconds."""
+    outcomes = []
+    try:
+        for provider in FETCHERS:
+            outcomes.append(refresh(provider, sources, force=force, **kwargs))
+            if outcomes[-1].status == "failed" and outcomes[-1].detail.startswith("cannot reach"):
+                RETRY_CONNECT["on"] = False
+    finally:
+        RETRY_CONNECT["on"] = True
+    return outcomes
 
 
 # by provider id: the fetch function and the API it reads (the provider modules import this module's names above,

@@ -26,22 +26,32 @@ COMMITS_API = f"https://api.github.com/repos/{REPOSITORY}/commits"
 RAW_FILE = f"https://raw.githubusercontent.com/{REPOSITORY}/{{sha}}/{{path}}"
 BLOB_PAGE = f"https://github.com/{REPOSITORY}/blob/{{sha}}/{{path}}"
 
-# provider id in sources/: (catalogue file, the provider's name, whether each row is one host's listing on a
-# marketplace). A marketplace listing is kept as statistic `minimum` (that host's price, never a list price:
-# the picks leave it out unless a sample size says how many listings it is the minimum of).
+# provider id in sources/: (the cloud's folder in the catalogue, the provider's name, whether each row is one host's
+# listing on a marketplace, the older file read only when catalogs/v8/ has none). A marketplace listing is kept as
+# statistic `minimum` (that host's price, never a list price: the picks leave it out unless a sample size says how
+# many listings it is the minimum of). The five clouds whose older file is a v6 one have no v7 file either.
+CATALOGUE = "catalogs/v8"
 CLOUDS = {
-    "cudo": ("catalogs/v7/cudo/vms.csv", "Cudo Compute", False),
-    "digitalocean": ("catalogs/v6/do/vms.csv", "DigitalOcean", False),
-    "fluidstack": ("catalogs/v6/fluidstack/vms.csv", "FluidStack", False),
-    "hyperbolic": ("catalogs/v7/hyperbolic/vms.csv", "Hyperbolic", True),
-    "lambda": ("catalogs/v7/lambda/vms.csv", "Lambda", False),
-    "mithril": ("catalogs/v7/mithril/vms.csv", "Mithril", False),
-    "nebius": ("catalogs/v7/nebius/vms.csv", "Nebius", False),
-    "ovhcloud": ("catalogs/v6/ovhcloud/vms.csv", "OVHcloud", False),
-    "paperspace": ("catalogs/v6/paperspace/vms.csv", "Paperspace", False),
-    "scaleway": ("catalogs/v6/scaleway/vms.csv", "Scaleway", False),
-    "seeweb": ("catalogs/v7/seeweb/vms.csv", "Seeweb", False),
+    "cudo": ("cudo", "Cudo Compute", False, "catalogs/v7/cudo/vms.csv"),
+    "digitalocean": ("do", "DigitalOcean", False, "catalogs/v6/do/vms.csv"),
+    "fluidstack": ("fluidstack", "FluidStack", False, "catalogs/v6/fluidstack/vms.csv"),
+    "hyperbolic": ("hyperbolic", "Hyperbolic", True, "catalogs/v7/hyperbolic/vms.csv"),
+    "lambda": ("lambda", "Lambda", False, "catalogs/v7/lambda/vms.csv"),
+    "mithril": ("mithril", "Mithril", False, "catalogs/v7/mithril/vms.csv"),
+    "nebius": ("nebius", "Nebius", False, "catalogs/v7/nebius/vms.csv"),
+    "ovhcloud": ("ovhcloud", "OVHcloud", False, "catalogs/v6/ovhcloud/vms.csv"),
+    "paperspace": ("paperspace", "Paperspace", False, "catalogs/v6/paperspace/vms.csv"),
+    "scaleway": ("scaleway", "Scaleway", False, "catalogs/v6/scaleway/vms.csv"),
+    "seeweb": ("seeweb", "Seeweb", False, "catalogs/v7/seeweb/vms.csv"),
 }
+
+
+def paths(provider: str) -> tuple[str, ...]:
+    """The catalogue files of a provider in the order they are tried: the v8 file, then the older one."""
+    folder, _, _, older = CLOUDS[provider]
+    return (f"{CATALOGUE}/{folder}/vms.csv",) + ((older,) if older else ())
+
+
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
 # a form factor printed in an instance type's name (Lambda's gpu_8x_h100_sxm5, gpu_1x_h100_pcie): it tells
 # variants apart that the accelerator name alone does not
@@ -50,8 +60,11 @@ FORM_FACTOR = re.compile(r"(?:^|[_\-.])(sxm\d*|pcie|nvl)(?:$|[_\-.])", re.IGNORE
 
 # a price at or above this per hour is a placeholder some files print for "not offered" (99999999), not a price
 NOT_OFFERED = 100_000.0
-# files whose GpuInfo memory is not the GPU's (Nebius prints host RAM per GPU; Seeweb 0 or rounded GiB)
-MEMORY_UNRELIABLE = ("catalogs/v7/nebius/", "catalogs/v7/seeweb/")
+# files whose GpuInfo memory is not the GPU's (Nebius's v7 file prints host RAM per GPU, its v8 file the GPU's
+# memory; Seeweb prints 0 or rounded GiB in both)
+MEMORY_UNRELIABLE = ("catalogs/v7/nebius/", "catalogs/v7/seeweb/", "catalogs/v8/seeweb/")
+# the region of a row whose Region cell is empty (Seeweb's file leaves it empty for some GPU sizes)
+UNSTATED = "unstated"
 
 
 def _number(text: str | None) -> float | None:
@@ -116,7 +129,7 @@ def catalogue_rows(lines: list[str], path: str, marketplace: bool = False) -> li
                     "line": line,
                 },
             )
-            offer["prices"].setdefault(price, set()).add((row.get("Region") or "").strip())
+            offer["prices"].setdefault(price, set()).add((row.get("Region") or "").strip() or UNSTATED)
     rows = []
     for (instance, tier), offer in sorted(offers.items(), key=lambda kv: kv[1]["line"]):
         regions = sorted({r for rs in offer["prices"].values() for r in rs})
@@ -147,9 +160,12 @@ def catalogue_rows(lines: list[str], path: str, marketplace: bool = False) -> li
     return rows
 
 
-def newest_commit(client: httpx.Client, path: str) -> tuple[str, dt.date]:
-    """The sha and day of the newest commit that changed the file (GitHub's commits API)."""
+def newest_commit(client: httpx.Client, path: str) -> tuple[str, dt.date] | None:
+    """The sha and day of the newest commit that changed the file (GitHub's commits API); None when no commit
+    did (GitHub answers an empty list for a path the repository never held)."""
     answer = _get(client, COMMITS_API, {"path": path, "per_page": 1})
+    if answer == []:
+        return None
     try:
         commit = answer[0]
         sha, stamp = str(commit["sha"]), str(commit["commit"]["committer"]["date"])
@@ -160,16 +176,27 @@ def newest_commit(client: httpx.Client, path: str) -> tuple[str, dt.date]:
     return sha, dt.date.fromisoformat(stamp[:10])
 
 
+def current_file(client: httpx.Client, provider: str) -> tuple[str, str, dt.date]:
+    """The provider's catalogue file (v8 when the repository holds it, else the older one), with the sha and day
+    of the newest commit that changed it."""
+    tried = paths(provider)
+    for path in tried:
+        found = newest_commit(client, path)
+        if found is not None:
+            return (path, *found)
+    raise FetchError(f"{COMMITS_API}: no commit of {' or '.join(tried)}: the catalogue holds no file for {provider}")
+
+
 def fetch_cloud(
     provider: str, region: str | None = None, transport: httpx.BaseTransport | None = None, timeout: float = 30.0
 ) -> Snapshot:
     """One provider's prices from its SkyPilot catalogue file, read at the file's newest commit."""
-    path, name, marketplace = CLOUDS[provider]
+    _, name, marketplace, _ = CLOUDS[provider]
     headers = {"User-Agent": "gpu-atlas"}
     if os.environ.get("GITHUB_TOKEN"):  # GitHub's API allows 60 unauthenticated requests an hour
         headers["Authorization"] = f"Bearer {os.environ['GITHUB_TOKEN']}"
     with httpx.Client(transport=transport, timeout=timeout, headers=headers, follow_redirects=True) as client:
-        sha, day = newest_commit(client, path)
+        path, sha, day = current_file(client, provider)
         url = RAW_FILE.format(sha=sha, path=path)
         lines = _stream_lines(client, url, list)
     rows = catalogue_rows(lines, path, marketplace)
@@ -200,4 +227,4 @@ def fetch_cloud(
 
 
 FETCHERS = {provider: functools.partial(fetch_cloud, provider) for provider in CLOUDS}
-API_ROOTS = {provider: RAW_FILE.format(sha="<newest commit>", path=path) for provider, (path, _, _) in CLOUDS.items()}
+API_ROOTS = {provider: RAW_FILE.format(sha="<newest commit>", path=paths(provider)[0]) for provider in CLOUDS}

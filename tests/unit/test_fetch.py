@@ -1,4 +1,9 @@
-"""The Azure price fetcher on recorded responses: pagination, filtering, offline and bad shapes."""
+"""The Azure price fetcher on recorded responses: pagination, filtering, offline and bad shapes.
+
+The Azure pages (tests/fixtures/azure) are still built by hand in the documented response shape: no real answer of
+the Retail Prices API listing GPU sizes could be found in the stored corpora (2026-11-28; the answers found in
+public test suites are themselves hand-written, without meterId or skuId). The Oracle answer is a real recorded one
+(tests/fixtures/oracle/README.md)."""
 
 from __future__ import annotations
 
@@ -82,6 +87,25 @@ def test_a_refused_connection_is_retried(monkeypatch):
     with pytest.raises(fetch.FetchError, match="offline"):
         fetch.FETCHERS["azure"](transport=httpx.MockTransport(handler))
     assert len(calls) == 3
+
+
+def test_once_one_provider_is_unreachable_the_others_are_tried_once(tmp_path, monkeypatch):
+    """`fetch-prices --all` behind a proxy that refuses every connection: the first provider is retried, the rest
+    are tried once each (so the run ends in seconds), and a later single fetch retries again."""
+    monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
+    calls = []
+
+    def handler(request):
+        calls.append(request.url.host)
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+
+    def unreachable(**kwargs):
+        return azure.fetch_azure(transport=httpx.MockTransport(handler))
+
+    monkeypatch.setattr(fetch, "FETCHERS", {"azure": unreachable, "aws": unreachable})
+    outcomes = fetch.refresh_all(recorded_terms(tmp_path))
+    assert [(o.provider, o.status) for o in outcomes] == [("azure", "failed"), ("aws", "failed")]
+    assert len(calls) == 3 + 1 and fetch.RETRY_CONNECT["on"] is True
 
 
 def test_server_errors_are_retried(monkeypatch):

@@ -1,10 +1,12 @@
-"""The SkyPilot catalogue fetcher and `fetch-prices --all`, on recorded answers (tests/fixtures/skypilot/:
-verbatim excerpts of the catalogue files; the commits answer is GitHub's documented shape, see its README)."""
+"""The SkyPilot catalogue fetcher and `fetch-prices --all`, on recorded answers: tests/fixtures/skypilot/ holds
+verbatim excerpts of the catalogue files under their paths in the repository (catalogs/v8/..., and the older
+v7/v6 files), tests/fixtures/github/commits.json a real answer of GitHub's commits API (see their READMEs)."""
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import json
 from pathlib import Path
 
 import httpx
@@ -17,26 +19,26 @@ from pipeline.sources import KINDS, read_kind
 from tests.conftest import recorded_terms
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "skypilot"
-SHA = "0123456789abcdef0123456789abcdef01234567"
-COMMITTED = "2026-11-20T06:31:07Z"
+# a real answer of GitHub's "List commits" (tests/fixtures/github/README.md): the newest commit's sha and day
+COMMITS = json.loads((FIXTURES.parent / "github" / "commits.json").read_text(encoding="utf-8"))
+SHA = COMMITS[0]["sha"]
+COMMITTED = dt.date.fromisoformat(COMMITS[0]["commit"]["committer"]["date"][:10])
 
 
-def catalogue(provider: str) -> str:
-    path = skypilot.CLOUDS[provider][0]
-    return (FIXTURES / path.split("/")[2] / "vms.csv").read_text(encoding="utf-8")
+def catalogue(path: str) -> str:
+    """The recorded excerpt of a catalogue file, by its path in the repository."""
+    return (FIXTURES / path).read_text(encoding="utf-8")
 
 
-def replay(files: dict[str, str], seen: list | None = None, committed: str = COMMITTED) -> httpx.MockTransport:
-    """GitHub's commits API (the newest commit of the asked path) and the raw file at that commit."""
+def replay(files: dict[str, str], seen: list | None = None) -> httpx.MockTransport:
+    """GitHub's commits API (the recorded answer for a path the repository holds, an empty list for any other)
+    and the raw file at that commit."""
 
     def handler(request: httpx.Request) -> httpx.Response:
         if seen is not None:
             seen.append(str(request.url))
         if request.url.host == "api.github.com":
-            path = request.url.params["path"]
-            if path not in files:
-                return httpx.Response(200, json=[])
-            return httpx.Response(200, json=[{"sha": SHA, "commit": {"committer": {"date": committed}}}])
+            return httpx.Response(200, json=COMMITS if request.url.params["path"] in files else [])
         sha, path = str(request.url.path).lstrip("/").split("/", 3)[2:]
         assert sha == SHA, "the file is read at the commit the API named"
         return httpx.Response(200, text=files[path]) if path in files else httpx.Response(404)
@@ -45,26 +47,43 @@ def replay(files: dict[str, str], seen: list | None = None, committed: str = COM
 
 
 def recorded(*providers: str) -> dict[str, str]:
-    return {skypilot.CLOUDS[p][0]: catalogue(p) for p in providers}
+    """The recorded files of the providers, each under the first of its paths that has an excerpt."""
+    files = {}
+    for provider in providers:
+        path = next(p for p in skypilot.paths(provider) if (FIXTURES / p).is_file())
+        files[path] = catalogue(path)
+    return files
 
 
-# the providers whose catalogue file has a recorded excerpt (tests/fixtures/skypilot/README.md)
+# every recorded excerpt of a cloud the fetcher maps, with that cloud's provider id (tests/fixtures/skypilot/README.md)
+FOLDERS = {folder: provider for provider, (folder, *_) in skypilot.CLOUDS.items()}
 RECORDED = sorted(
-    p for p, (path, _, _) in skypilot.CLOUDS.items() if (FIXTURES / path.split("/")[2] / "vms.csv").is_file()
+    (str(f.relative_to(FIXTURES)), FOLDERS[f.parent.name])
+    for f in FIXTURES.glob("catalogs/v*/*/vms.csv")
+    if f.parent.name in FOLDERS
 )
 
 
 def test_catalogue_files_are_recorded():
-    assert "lambda" in RECORDED
+    """Every cloud the fetcher maps has a recorded excerpt of the file it reads first or of its fallback."""
+    assert ("catalogs/v8/lambda/vms.csv", "lambda") in RECORDED
+    for provider in skypilot.CLOUDS:
+        assert any((FIXTURES / p).is_file() for p in skypilot.paths(provider)), provider
 
 
-@pytest.mark.parametrize("provider", RECORDED)
-def test_every_catalogue_file_parses_into_gpu_offers(provider):
-    """Each recorded file: every GPU row of the file is an offer (no CPU-only row, no fractional GPU), with a
-    positive price, a whole GPU count and the instance type it came from."""
-    text = catalogue(provider)
+def test_every_mapped_cloud_reads_its_v8_file_first():
+    for provider, (folder, _, _, older) in skypilot.CLOUDS.items():
+        assert skypilot.paths(provider)[0] == f"catalogs/v8/{folder}/vms.csv"
+        assert older is None or not older.startswith("catalogs/v8/")
+
+
+@pytest.mark.parametrize(("path", "provider"), RECORDED)
+def test_every_catalogue_file_parses_into_gpu_offers(path, provider):
+    """Each recorded file (v8 and the older layouts): every GPU row of the file is an offer (no CPU-only row, no
+    fractional GPU), with a positive price, a whole GPU count and the instance type it came from."""
+    text = catalogue(path)
     raw = list(csv.DictReader(text.splitlines()))
-    rows = skypilot.catalogue_rows(text.splitlines(), skypilot.CLOUDS[provider][0], skypilot.CLOUDS[provider][2])
+    rows = skypilot.catalogue_rows(text.splitlines(), path, skypilot.CLOUDS[provider][2])
     assert rows
     gpu_types = {
         r["InstanceType"]
@@ -76,7 +95,7 @@ def test_every_catalogue_file_parses_into_gpu_offers(provider):
     assert not cpu_only & {r["offering"] for r in rows}
     for row in rows:
         assert row["usd_per_hour"] > 0 and isinstance(row["gpu_count"], int) and row["gpu_count"] >= 1
-        assert row["pricing_tier"] in ("on-demand", "spot") and row["gpu_name"]
+        assert row["pricing_tier"] in ("on-demand", "spot") and row["gpu_name"] and row["region"]
     # every on-demand price of the file is kept, in its region or folded into 'all'
     for r in raw:
         if r["InstanceType"] in gpu_types and r.get("Price"):
@@ -85,9 +104,23 @@ def test_every_catalogue_file_parses_into_gpu_offers(provider):
                 for o in rows
                 if o["offering"] == r["InstanceType"]
                 and o["pricing_tier"] == "on-demand"
-                and o["region"] in ("all", r["Region"])
+                and o["region"] in ("all", r["Region"] or skypilot.UNSTATED)
             ]
             assert [o["usd_per_hour"] for o in kept] == [float(r["Price"])], r
+
+
+def test_v8_files_keep_their_gpu_memory_and_name_rows_without_a_region():
+    """Nebius's v8 file prints the GPU's own memory (its v7 file printed host RAM); Seeweb's leaves Region empty
+    for some GPU sizes and prints 0 MiB or rounded GiB, so its memory is never read."""
+    path = "catalogs/v8/nebius/vms.csv"
+    rows = {r["offering"]: r for r in skypilot.catalogue_rows(catalogue(path).splitlines(), path)}
+    assert rows["gpu-h100-sxm_8gpu-128vcpu-1600gb"]["gpu_memory_gb"] == 80
+    assert rows["gpu-b200-sxm_8gpu-160vcpu-1792gb"]["gpu_memory_gb"] == 180
+    path = "catalogs/v8/seeweb/vms.csv"
+    rows = skypilot.catalogue_rows(catalogue(path).splitlines(), path)
+    assert {r["gpu_memory_gb"] for r in rows} == {None}
+    h200 = [r for r in rows if r["offering"] == "ECS8GPU10"]
+    assert [(r["region"], r["usd_per_hour"]) for r in h200] == [("unstated", 20.8)]
 
 
 def test_regions_sharing_a_price_fold_into_one_row_and_others_stay_apart():
@@ -126,25 +159,38 @@ def test_a_fetched_copy_is_dated_by_its_commit_and_is_a_valid_source(tmp_path):
     commit's day, is a catalogue copy collected by a program, and passes every rule a source must."""
     seen = []
     snap = fetch.FETCHERS["lambda"](transport=replay(recorded("lambda"), seen))
-    assert httpx.URL(seen[0]).params["path"] == "catalogs/v7/lambda/vms.csv"
+    assert httpx.URL(seen[0]).params["path"] == "catalogs/v8/lambda/vms.csv"
     assert (
-        seen[1] == f"https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/{SHA}/catalogs/v7/lambda/vms.csv"
+        seen[1] == f"https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/{SHA}/catalogs/v8/lambda/vms.csv"
     )
-    assert snap.observed_no_later_than == dt.date(2026, 11, 20) and snap.kind == "catalogue_copy"
+    assert len(seen) == 2, "the v7 file is not asked for when the v8 file exists"
+    assert snap.observed_no_later_than == COMMITTED and snap.kind == "catalogue_copy"
+    assert "catalogue v8" in snap.title and snap.url.endswith(f"/blob/{SHA}/catalogs/v8/lambda/vms.csv")
     recorded_terms(tmp_path)
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 25))
     side = yaml.safe_load((target.parent / "prices.source.yml").read_text(encoding="utf-8"))
     assert side["kind"] == "catalogue_copy" and side["collected_by"] == "program"
-    assert side["observed_date_known"] is False and str(side["observed_no_later_than"]) == "2026-11-20"
+    assert side["observed_date_known"] is False and side["observed_no_later_than"] == COMMITTED
     assert side["published_on"] is None and SHA in side["url"] and side["terms"] == "lambda"
     frame, records, problems = read_kind(tmp_path, KINDS["prices"])
     assert problems == [] and len(frame) == len(snap.rows)
 
 
+def test_a_cloud_without_a_v8_file_falls_back_to_its_older_file(tmp_path):
+    """DigitalOcean has no file under catalogs/v8/: GitHub lists no commit for that path, so its v6 file is read,
+    dated by its own newest commit; the title says which catalogue version the prices come from."""
+    seen = []
+    snap = fetch.FETCHERS["digitalocean"](transport=replay(recorded("digitalocean"), seen))
+    asked = [httpx.URL(u).params.get("path") for u in seen if "api.github.com" in u]
+    assert asked == ["catalogs/v8/do/vms.csv", "catalogs/v6/do/vms.csv"]
+    assert seen[-1].endswith(f"/{SHA}/catalogs/v6/do/vms.csv")
+    assert "catalogue v6" in snap.title and snap.observed_no_later_than == COMMITTED and snap.rows
+
+
 def test_an_empty_commit_list_or_a_changed_file_is_a_clear_error():
-    with pytest.raises(fetch.FetchError, match="no commit"):
+    with pytest.raises(fetch.FetchError, match="no commit of catalogs/v8/lambda/vms.csv or catalogs/v7/lambda"):
         fetch.FETCHERS["lambda"](transport=replay({}))
-    broken = {skypilot.CLOUDS["lambda"][0]: "Name,Cost\nx,1\n"}
+    broken = {skypilot.paths("lambda")[0]: "Name,Cost\nx,1\n"}
     with pytest.raises(fetch.FetchError, match="no column InstanceType"):
         fetch.FETCHERS["lambda"](transport=replay(broken))
 
@@ -178,7 +224,7 @@ def test_fetch_all_writes_each_provider_and_reports_refusals_and_failures(tmp_pa
     monkeypatch.setenv("GPU_ATLAS_SOURCES", str(recorded_terms(tmp_path)))
     monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
     # nebius answers with Lambda's recorded file under its own path: a second provider that succeeds
-    files = recorded("lambda") | {skypilot.CLOUDS["nebius"][0]: catalogue("lambda")}
+    files = recorded("lambda") | {skypilot.paths("nebius")[0]: catalogue(skypilot.paths("lambda")[0])}
     transport = replay(files)
     requested = []
 
@@ -255,8 +301,8 @@ def test_lambda_names_map_to_the_variants_their_instance_types_name():
     """A wider recorded excerpt of Lambda's file, through sources/aliases/lambda.csv (exact name; memory when the
     row gives one): the form factor the instance type names decides SXM or PCIe; a plain `A100` (PCIe and SXM4
     both sold under it) stays unmapped."""
-    text = (FIXTURES / "lambda" / "vms.variety.csv").read_text(encoding="utf-8")
-    rows = skypilot.catalogue_rows(text.splitlines(), skypilot.CLOUDS["lambda"][0])
+    text = catalogue("catalogs/v7/lambda/vms.variety.csv")
+    rows = skypilot.catalogue_rows(text.splitlines(), "catalogs/v7/lambda/vms.csv")
     root = Path(__file__).resolve().parents[2]
     with (root / "sources" / "aliases" / "lambda.csv").open(encoding="utf-8") as fh:
         aliases = list(csv.DictReader(fh))

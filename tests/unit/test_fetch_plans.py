@@ -1,5 +1,10 @@
 """The Linode (Akamai) and Vultr plan-list fetchers on answers in their documented shapes (tests/fixtures/akamai,
-tests/fixtures/vultr: the GPU plans and prices a public tracker read from these APIs on 2026-10-04)."""
+tests/fixtures/vultr: the GPU plans and prices a public tracker read from these APIs on 2026-10-04), and on the
+plan entries of a real recorded Linode answer (tests/fixtures/akamai/types.recorded.json).
+
+Still built by hand (no real answer found in the stored corpora, 2026-11-28): akamai/types.json (no complete
+recorded answer of linode/types; only the two plan entries of types.recorded.json) and vultr/plans.json (no recorded
+answer of Vultr's plans API that carries gpu_brand and gpu_count). Their READMEs say where each value comes from."""
 
 from __future__ import annotations
 
@@ -50,6 +55,16 @@ def test_linode_gpu_plans_are_read_from_their_labels():
     with (SOURCES / "aliases" / "akamai.csv").open(encoding="utf-8") as fh:
         mapped = {r["gpu_name"] for r in csv.DictReader(fh)}
     assert "RTX4000 Ada" in mapped and {r["gpu_name"] for r in snap.rows} == {"RTX4000 Ada", "RTX6000"}
+
+
+def test_the_plan_entries_of_a_real_linode_answer_are_read():
+    """Two plan objects copied verbatim from a real linode/types answer (tests/fixtures/akamai/README.md): the
+    Nanode (gpus 0) is left out, the RTX6000 plan is kept at its hourly price for every region."""
+    rows = akamai.linode_rows(answer("akamai/types.recorded.json"))
+    assert [(r["offering"], r["gpu_name"], r["gpu_count"], r["usd_per_hour"], r["region"]) for r in rows] == [
+        ("g1-gpu-rtx6000-1", "RTX6000", 1, 1.5, "all")
+    ]
+    assert "8 vCPU, 32 GB RAM" in rows[0]["note"]
 
 
 def test_a_linode_region_price_is_kept_apart():
