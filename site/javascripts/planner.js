@@ -4,14 +4,17 @@
 // range, and keeps every choice in the address.
 (function () {
   var form = document.getElementById("planner-form");
-  if (!form || !window.AtlasSql) return;
+  if (!form || !window.AtlasSql || !window.AtlasPlannerAnswer) return;
   var api = form.getAttribute("data-api");
   var results = document.getElementById("planner-results");
   var summary = document.getElementById("planner-summary");
   var errorBox = document.getElementById("planner-error");
   var cli = document.getElementById("planner-cli");
+  var Answer = window.AtlasPlannerAnswer;  // planner-answer.js: the headline, the chart and the filters
   var SHOWN = 15;
-  var index = null, engine = null, training = {}, asked = 0;
+  var index = null, engine = null, training = {}, asked = 0, builtDefault = null;
+  // the question answered last, all its options (before the filters) and whether the table shows them all
+  var current = null;
   // the SQL engine, opened once, on first use
   function sql() {
     if (!engine) engine = window.AtlasSql.open(api, form.getAttribute("data-engine"), index.engine);
@@ -156,6 +159,8 @@
       ? ["model", "workload", "precision", "kv", "users", "input", "output", "context", "min_user", "max_ttft", "engine", "tier"]
       : ["model", "workload", "tokens", "tier"];
     names.forEach(function (n) { if (form[n].value !== "") q.set(n, form[n].value); });
+    var filters = document.getElementById("planner-filters");
+    Answer.names.forEach(function (n) { if (filters && filters[n].value !== "") q.set(n, filters[n].value); });
     history.replaceState(null, "", "?" + q.toString());
   }
 
@@ -217,8 +222,8 @@
     return svg;
   }
 
-  function serveTable(q, options) {
-    var t = el("table", { class: "atlas-table" });
+  function serveTable(q, options, all) {
+    var t = el("table");
     var head = ["#", Atlas.t("Machine"), Atlas.t("Split"), Atlas.t("Provider"), Atlas.t("Tier"), Atlas.t("$/hour"),
                 Atlas.t("Output tok/s per GPU (expected)"), Atlas.t("Tok/s per user (expected)"),
                 Atlas.t("Time to first token, s"), Atlas.t("$/M input"), Atlas.t("$/M output"),
@@ -227,16 +232,10 @@
     head.forEach(function (h) { tr.appendChild(el("th", { scope: "col" }, h)); });
     t.appendChild(el("thead")).appendChild(tr);
     var body = el("tbody");
-    options.slice(0, SHOWN).forEach(function (o) {
-      var r = el("tr");
-      var machine = el("td");
-      if (o.machines > 1) machine.appendChild(document.createTextNode(Atlas.t("{k} machines of", { k: o.machines }) + " "));
-      machine.appendChild(document.createTextNode(o.instance_gpus + " × "));
-      machine.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
-      machine.appendChild(el("br"));
-      machine.appendChild(el("small", {}, o.offering + " · " + word(o.price_kind)));
-      r.appendChild(el("td", {}, String(o.rank)));
-      r.appendChild(machine);
+    options.slice(0, all ? options.length : SHOWN).forEach(function (o) {
+      var r = el("tr", { id: "planner-option-" + o.rank });
+      r.appendChild(el("td", { class: "atlas-rank" }, String(o.rank)));
+      r.appendChild(machineCell(o, true));
       r.appendChild(el("td", {}, o.replicas > 1
         ? Atlas.t("TP {tp} × {n} replicas", { tp: o.tensor_parallel, n: o.replicas })
         : Atlas.t("TP {tp}", { tp: o.tensor_parallel })));
@@ -304,8 +303,22 @@
     });
   }
 
+  // "2 machines of 1 × B200 SXM 180 GB" (the count never parted from its ×), with the offer and price kind below
+  function machineCell(o, detail) {
+    var machine = el("td");
+    if (o.machines > 1) machine.appendChild(document.createTextNode(Atlas.t("{k} machines of", { k: o.machines }) + " "));
+    machine.appendChild(el("span", { class: "atlas-nowrap" }, o.instance_gpus + " ×"));
+    machine.appendChild(document.createTextNode(" "));
+    machine.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
+    if (detail) {
+      machine.appendChild(el("br"));
+      machine.appendChild(el("small", {}, o.offering + " · " + word(o.price_kind)));
+    }
+    return machine;
+  }
+
   function trainingTable(options, factor) {
-    var t = el("table", { class: "atlas-table" });
+    var t = el("table");
     var tr = el("tr");
     ["#", Atlas.t("Machine"), Atlas.t("Provider"), Atlas.t("Tier"), Atlas.t("$/hour"), Atlas.t("Tokens/s (expected)"),
      Atlas.t("Hours"), Atlas.t("$ per job"), Atlas.t("Price date")]
@@ -313,12 +326,9 @@
     t.appendChild(el("thead")).appendChild(tr);
     var body = el("tbody");
     options.forEach(function (o) {
-      var r = el("tr");
-      var machine = el("td");
-      machine.appendChild(document.createTextNode(o.instance_gpus + " × "));
-      machine.appendChild(el("a", { href: "../gpus/" + o.gpu_id + "/" }, o.gpu_name));
-      [String(o.rank)].forEach(function (v) { r.appendChild(el("td", {}, v)); });
-      r.appendChild(machine);
+      var r = el("tr", { id: "planner-option-" + o.rank });
+      r.appendChild(el("td", { class: "atlas-rank" }, String(o.rank)));
+      r.appendChild(machineCell(o, false));
       r.appendChild(el("td", {}, o.provider));
       r.appendChild(el("td", {}, word(o.pricing_tier)));
       r.appendChild(el("td", {}, money(o.usd_per_hour, 2)));
@@ -350,46 +360,120 @@
     return Atlas.t("native ({format})", { format: format });
   }
 
+  // the default question, as the form asks it: the page was built with its answer (api/v1/plan/default.json)
+  function isDefault(q) {
+    var d = index.defaults;
+    return q.workload === "serve" && q.model_id === d.model && q.precision === d.precision &&
+      q.kv_precision === d.kv_precision && q.users === d.users && q.input_tokens === d.input_tokens &&
+      q.output_tokens === d.output_tokens && q.context_tokens === d.context && q.engine_family === d.engine &&
+      q.tier === d.tier && q.min_tokens_per_user === d.min_tokens_per_user && q.max_ttft_s === d.max_ttft_s;
+  }
+  // a serving question's options: the built ones for the default question, else the engine's
+  function serveOptions(q) {
+    if (!isDefault(q)) return ask([scenario(q)]);
+    if (!builtDefault) {
+      builtDefault = Atlas.getJSON(api + "default.json").then(function (data) {
+        return data.rows.map(function (r) {
+          var o = {};
+          data.columns.forEach(function (c, i) { o[c] = r[i]; });
+          return o;
+        });
+      });
+    }
+    return builtDefault;
+  }
+
+  function describe(q, m, tier, options, kept) {
+    var target = (q.min_tokens_per_user !== null
+      ? Atlas.t(", at least {n} tokens/s per user", { n: fmt(q.min_tokens_per_user, 1) }) : "") +
+      (q.max_ttft_s !== null ? Atlas.t(", first token within {s} s", { s: fmt(q.max_ttft_s, 2) }) : "");
+    var counts = { shown: Math.min(current.all ? kept.length : SHOWN, kept.length), n: fmt(kept.length),
+                   all: fmt(options.length) };
+    var answer = !options.length
+      ? (target ? Atlas.t("no rentable machine holds it at that speed, even 64 machines of one offer.")
+        : Atlas.t("no rentable machine holds it, even 64 machines of one offer."))
+      : kept.length < options.length
+        ? (kept.length ? Atlas.t("the {shown} cheapest of the {n} options the filters keep (of {all}).", counts)
+          : Atlas.t("none of the {all} options passes the filters.", counts))
+        : options.length === 1 ? Atlas.t("the {shown} cheapest of {n} option.", counts)
+          : Atlas.t("the {shown} cheapest of {n} options.", counts);
+    var users = Number(q.users) === 1 ? Atlas.t("{n} concurrent user", { n: fmt(q.users) })
+      : Atlas.t("{n} concurrent users", { n: fmt(q.users) });
+    summary.innerHTML = "";
+    summary.appendChild(el("strong", {}, m.name));
+    summary.appendChild(document.createTextNode(Atlas.t(
+      ", serve, {weights} weights, {kv} KV cache, {users}, {input} input and {output} output tokens per request, " +
+      "context {context}{target}, {engine}, {tier}: {answer}", {
+        weights: weightsLabel(q), kv: q.kv_precision.toUpperCase(),
+        users: users,
+        input: fmt(q.input_tokens), output: fmt(q.output_tokens), context: fmt(q.context_tokens), target: target,
+        engine: word(index.engines[q.engine_family]), tier: tier, answer: answer
+      })));
+  }
+
+  // the answer to the current question through the filters: summary, headline, chart, table
+  function render() {
+    var q = current.q, m = currentModel(), options = current.options;
+    var tier = q.tier ? Atlas.t("{tier} prices", { tier: word(q.tier) }) : Atlas.t("every pricing tier");
+    Answer.offer(options, index.gpu_vendors || {});
+    var kept = Answer.keep(options, index.gpu_vendors || {});
+    results.innerHTML = "";
+    if (q.workload === "serve") {
+      describe(q, m, tier, options, kept);
+      Answer.headline(q, kept[0], word);
+      Answer.chart(kept);
+      if (!kept.length) return;
+      var scroll = results.appendChild(el("div", { class: "atlas-scroll" }));
+      scroll.appendChild(serveTable(q, kept, current.all));
+      if (!current.all && kept.length > SHOWN) {
+        var more = el("button", { type: "button", class: "atlas-curve-button", id: "planner-more" },
+                      Atlas.t("Show all {n} options", { n: fmt(kept.length) }));
+        more.addEventListener("click", function () { current.all = true; render(); });
+        results.appendChild(more);
+      }
+      return;
+    }
+    summary.innerHTML = "";
+    summary.appendChild(el("strong", {}, m.name));
+    var answer = !options.length ? Atlas.t("no rentable machine holds it.")
+      : kept.length ? Atlas.t("the {n} cheapest options.", { n: kept.length })
+        : Atlas.t("none of the {all} options passes the filters.", { all: fmt(options.length) });
+    summary.appendChild(document.createTextNode(Atlas.t(", {workload}, {tokens} billion tokens, {tier}: {answer}", {
+      workload: word(index.workloads[q.workload]), tokens: fmt(q.tokens / 1e9, 3), tier: tier, answer: answer
+    })));
+    Answer.headline(q, kept[0], word, current.factor);
+    Answer.chart([]);
+    if (kept.length) results.appendChild(el("div", { class: "atlas-scroll" })).appendChild(trainingTable(kept, current.factor));
+  }
+
+  // every option shown, for a point whose row the table does not show (the built page: its options loaded first)
+  function showAll() {
+    var q = question().q;
+    var loaded = current ? Promise.resolve() : serveOptions(q).then(function (options) {
+      current = { q: q, options: options, all: true };
+    });
+    return loaded.then(function () { current.all = true; render(); });
+  }
+
   function show(q, problems) {
     errorBox.hidden = !problems.length;
     errorBox.textContent = problems.join(" ");
     if (problems.length) {
       summary.textContent = Atlas.t("Change the highlighted value to see options.");
       results.innerHTML = "";
+      Answer.headline(q, null, word);
+      Answer.chart([]);
       return;
     }
     writeCli(q);
-    var m = currentModel();
-    var tier = q.tier ? Atlas.t("{tier} prices", { tier: word(q.tier) }) : Atlas.t("every pricing tier");
     if (q.workload === "serve") {
       var t0 = performance.now(), ticket = ++asked;
       busy(true);
-      ask([scenario(q)]).then(function (options) {
+      serveOptions(q).then(function (options) {
         if (ticket !== asked) return;  // a newer question was asked meanwhile
         results.dataset.ms = String(performance.now() - t0);
-        var target = (q.min_tokens_per_user !== null
-          ? Atlas.t(", at least {n} tokens/s per user", { n: fmt(q.min_tokens_per_user, 1) }) : "") +
-          (q.max_ttft_s !== null ? Atlas.t(", first token within {s} s", { s: fmt(q.max_ttft_s, 2) }) : "");
-        var counts = { shown: Math.min(SHOWN, options.length), n: fmt(options.length) };
-        var answer = !options.length
-          ? (target ? Atlas.t("no rentable machine holds it at that speed, even 64 machines of one offer.")
-            : Atlas.t("no rentable machine holds it, even 64 machines of one offer."))
-          : options.length === 1 ? Atlas.t("the {shown} cheapest of {n} option.", counts)
-            : Atlas.t("the {shown} cheapest of {n} options.", counts);
-        var users = Number(q.users) === 1 ? Atlas.t("{n} concurrent user", { n: fmt(q.users) })
-          : Atlas.t("{n} concurrent users", { n: fmt(q.users) });
-        summary.innerHTML = "";
-        summary.appendChild(el("strong", {}, m.name));
-        summary.appendChild(document.createTextNode(Atlas.t(
-          ", serve, {weights} weights, {kv} KV cache, {users}, {input} input and {output} output tokens per request, " +
-          "context {context}{target}, {engine}, {tier}: {answer}", {
-            weights: weightsLabel(q), kv: q.kv_precision.toUpperCase(),
-            users: users,
-            input: fmt(q.input_tokens), output: fmt(q.output_tokens), context: fmt(q.context_tokens), target: target,
-            engine: word(index.engines[q.engine_family]), tier: tier, answer: answer
-          })));
-        results.innerHTML = "";
-        if (options.length) results.appendChild(serveTable(q, options));
+        current = { q: q, options: options, all: false };
+        render();
         busy(false);
       }).catch(function (err) {
         if (ticket !== asked) return;
@@ -400,7 +484,9 @@
       });
       return;
     }
+    var ticket2 = ++asked;
     loadTraining(q.model_id).then(function (data) {
+      if (ticket2 !== asked) return;
       var key = q.workload + "|" + (q.tier || "any");
       var rows = (data.scenarios[key] || []).map(function (r) {
         var o = {};
@@ -408,15 +494,8 @@
         return o;
       });
       var factor = q.tokens / (q.workload === "pretrain" ? (rows.length ? rows[0].job_tokens : q.tokens) : data.tokens);
-      summary.innerHTML = "";
-      summary.appendChild(el("strong", {}, m.name));
-      var answer = rows.length ? Atlas.t("the {n} cheapest options.", { n: rows.length })
-        : Atlas.t("no rentable machine holds it.");
-      summary.appendChild(document.createTextNode(Atlas.t(", {workload}, {tokens} billion tokens, {tier}: {answer}", {
-        workload: word(index.workloads[q.workload]), tokens: fmt(q.tokens / 1e9, 3), tier: tier, answer: answer
-      })));
-      results.innerHTML = "";
-      if (rows.length) results.appendChild(trainingTable(rows, factor));
+      current = { q: q, options: rows, all: true, factor: factor };
+      render();
     });
   }
 
@@ -458,6 +537,23 @@
       form[n].value = String(v);
     });
     if (params.has("tokens")) { form.tokens.value = params.get("tokens"); form.tokens.dataset.touched = "1"; }
+    var filters = document.getElementById("planner-filters");
+    Answer.names.forEach(function (n) {  // a filter's value from a link, kept until the options are known
+      if (!filters || !params.get(n)) return;
+      if (!Array.prototype.some.call(filters[n].options, function (o) { return o.value === params.get(n); })) {
+        filters[n].appendChild(el("option", { value: params.get(n) }, params.get(n)));
+      }
+      filters[n].value = params.get(n);
+    });
+    // a filter applies to the options shown (the built page's own: api/v1/plan/default.json)
+    if (filters) {
+      filters.addEventListener("change", function () {
+        writeUrl();
+        if (current) render();
+        else update(false);
+      });
+    }
+    Answer.onPick(showAll);
     form.addEventListener("input", function (e) {
       if (e.target.name === "tokens") form.tokens.dataset.touched = "1";
       update();
@@ -466,7 +562,7 @@
     // would redraw the table under the reader's click)
     form.addEventListener("change", function (e) { if (e.target.tagName === "SELECT") update(); });
     // the page was built with the default question's answer: the engine opens for any other question
-    if (Array.prototype.some.call(Object.keys(start).concat(["tokens"]), function (n) { return params.has(n); })) {
+    if (Array.prototype.some.call(Object.keys(start).concat(["tokens"], Answer.names), function (n) { return params.has(n); })) {
       update(false);
     } else {
       syncControls();

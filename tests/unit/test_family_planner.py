@@ -45,6 +45,11 @@ def option(rank: int, **kw) -> dict:
         "usd_per_million_tokens": 1.0981,
         "observed_on": "2026-09-20",
         "observed_date_known": True,
+        "observed_no_later_than": None,
+        "price_kind": "list price",
+        "users_per_replica": 50.0,
+        "prefill_share": 0.25,
+        "gpu_count": 2,
     }
     return row | kw
 
@@ -73,15 +78,28 @@ def test_page_shows_the_cheapest_options_of_the_default_question():
         "<strong>Llama 3.3 70B Instruct</strong>, serve, FP8 weights, BF16 KV cache, 50 concurrent users, 2,000 input "
         "and 500 output tokens per request, context 8,192, on-demand prices: the 10 cheapest of 12 options.</p>"
     ) in text
-    assert '<div class="atlas-plain" data-low="5,9,10,11" markdown="1">' in text
+    # the answer in a sentence, from the first option, said to be an estimate
     assert (
-        "| 1 | 2 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 2 | lambda | on-demand | $13.78 | 348 | 14.0 | "
-        '0.18 | $0.240 | $4.532 | $1.098 | <time class="atlas-age" datetime="2026-09-20">2026-09-20</time> |'
+        '<p id="planner-headline" class="atlas-headline"><strong>Rent 2 × B200 SXM 180 GB from lambda at $13.78/hour'
+        "</strong> (on-demand list price, 2026-09-20). Estimated, not measured: each of the 50 users gets about 14.0 "
+        "tokens/s, first token in 0.18 s (one replica); $0.24 per million input and $4.53 per million output tokens.</p>"
     ) in text
-    assert "| 2 | 8 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 4 × 2 replicas |" in text
+    assert "so here a million input tokens cost 5% of a million output tokens" in text
+    # the table: one row per option, each with its id (the chart's points link to it)
+    assert (
+        '<tr id="planner-option-1"><td class="atlas-rank">1</td><td><span class="atlas-nowrap">2 ×</span> '
+        '<a href="../gpus/nvidia-b200-sxm-180gb/">B200 SXM 180 GB</a></td><td>TP 2</td><td>lambda</td>'
+        "<td>on-demand</td><td>$13.78</td><td>348</td><td>14.0</td><td>0.18</td><td>$0.240</td><td>$4.532</td>"
+        '<td>$1.098</td><td><time class="atlas-age" datetime="2026-09-20">2026-09-20</time></td></tr>'
+    ) in text
+    assert "B200 SXM 180 GB</a></td><td>TP 4 × 2 replicas</td>" in text
     # k identical machines of one offer: said so
-    assert "| 3 | 3 machines of 1 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 1 × 3 replicas |" in text
-    assert "| 11 |" not in text
+    assert '<td>3 machines of <span class="atlas-nowrap">1 ×</span>' in text
+    assert 'id="planner-option-11"' not in text
+    # the chart: every option a point linking to its row; the filters offer the options' GPUs and providers
+    assert text.count('<a href="#planner-option-') == TOP + 2
+    assert '<option value="nvidia-b200-sxm-180gb">B200 SXM 180 GB</option>' in text
+    assert '<option value="lambda">lambda</option>' in text
     assert (
         "<code>gpu-atlas plan --model llama-3.3-70b --precision native --users 50 --input-tokens 2000 "
         "--output-tokens 500 --context 8192</code>"
@@ -91,7 +109,7 @@ def test_page_shows_the_cheapest_options_of_the_default_question():
 
 def test_no_option():
     text = page(pd.DataFrame([option(1)]).iloc[:0])
-    assert "\nNo option fits.\n" in text and "| # | Machine |" not in text
+    assert "<p>No option fits.</p>" in text and "<table>" not in text and 'id="planner-headline"' not in text
     assert "the 0 cheapest of 0 options" in text
 
 
@@ -101,7 +119,11 @@ def test_text_from_data_is_escaped():
     assert "<script>" not in text
     escaped = "&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b"
     assert f"<strong>{escaped}</strong>" in text
-    assert f"[{escaped}](gpus/nvidia-b200-sxm-180gb.md) | TP 2 | {escaped} | {escaped} |" in text
+    html = "&lt;script&gt;x&lt;/script&gt; *a* |b"  # inside HTML, no Markdown escapes
+    assert (
+        f'<a href="../gpus/nvidia-b200-sxm-180gb/">{html}</a></td><td>TP 2</td><td>{html}</td><td>{html}</td>' in text
+    )
+    assert f"<strong>Rent 2 × {html} from {html} at $13.78/hour</strong> ({html} list price" in text
     assert "weights as the checkpoint ships them (&lt;SCRIPT&gt;X&lt;/SCRIPT&gt; \\*A\\* &#124;B)" in text
 
 
@@ -184,15 +206,19 @@ def test_chinese_edition():
         "每个请求 2,000 个输入 token、500 个输出 token，上下文 8,192，按需价格：共 12 个方案，显示最便宜的 10 个。</p>"
     ) in text
     # the table: the same columns and figures as in English, its words translated
-    assert "| # | 机器 | 拆分 | 云厂商 | 计费方式 | $/小时 |" in text
-    header = next(line for line in text.splitlines() if line.startswith("| # |"))
-    assert header.count("|") == next(line for line in english.splitlines() if line.startswith("| # |")).count("|")
+    assert '<th scope="col">#</th><th scope="col">机器</th><th scope="col">拆分</th><th scope="col">云厂商</th>' in text
+    assert text.count('<th scope="col">') == english.count('<th scope="col">') == 13
     assert (
-        "| 1 | 2 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 2 | lambda | 按需 | $13.78 | 348 | 14.0 | "
-        '0.18 | $0.240 | $4.532 | $1.098 | <time class="atlas-age" datetime="2026-09-20">2026-09-20</time> |'
+        '<tr id="planner-option-1"><td class="atlas-rank">1</td><td><span class="atlas-nowrap">2 ×</span> '
+        '<a href="../gpus/nvidia-b200-sxm-180gb/">B200 SXM 180 GB</a></td><td>TP 2</td><td>lambda</td><td>按需</td>'
+        "<td>$13.78</td><td>348</td><td>14.0</td><td>0.18</td><td>$0.240</td><td>$4.532</td><td>$1.098</td>"
     ) in text
-    assert "| 2 | 8 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 4 × 2 个副本 | lambda | 抢占式 |" in text
-    assert "| 2 | 8 × [B200 SXM 180 GB](gpus/nvidia-b200-sxm-180gb.md) | TP 4 × 2 replicas | lambda | spot |" in english
+    assert "B200 SXM 180 GB</a></td><td>TP 4 × 2 个副本</td><td>lambda</td><td>抢占式</td>" in text
+    assert "B200 SXM 180 GB</a></td><td>TP 4 × 2 replicas</td><td>lambda</td><td>spot</td>" in english
+    assert (
+        "<strong>从 lambda 租用 2 × B200 SXM 180 GB，每小时 $13.78</strong>（按需列表价，2026-09-20）。 估算值，非实测"
+        in text
+    )
     assert "用命令行得到同样的结果：<code>gpu-atlas plan --model llama-3.3-70b" in text
     assert "100% 峰值" in text and "[实测与估算](measured.md)" in text and "(methodology.md#planner)" in text
     with i18n.use("zh"), i18n.scope(FAMILY.folder):  # as render_editions renders the family

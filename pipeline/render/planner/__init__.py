@@ -41,10 +41,12 @@ from pipeline.steps import MACRO_FILES
 from pipeline.vendor import IMPORTS as VENDOR_IMPORTS
 
 from ..api import API, SCHEMA_VERSION
-from ..api.records import clean, column, dumps
+from ..api.records import clean, column, columns_rows, dumps
 from ..family import Family, programs_wanted, relations
+from ..markdown import html_text
 from .. import i18n
 from ..i18n import N_, _
+from .answer import chart, price_date, price_words
 
 # plan_options() runs pipeline/sql/plan/plan_options.sql: the views it reads are read by these pages too
 # (plan_scenarios is the temporary table of the questions it answers)
@@ -91,6 +93,20 @@ OPTION_COLUMNS = [
     "observed_no_later_than",
     "why",
 ]
+# the default question's options as the page's script reads them (api/v1/plan/default.json: every option, for the
+# chart's points, the filters and the rows past the table's first ones): what the table, headline and chart show
+DEFAULT_COLUMNS = [
+    *OPTION_COLUMNS,
+    "machines",
+    "machine_id",
+    "users_per_replica",
+    "bound_throughput_tokens_per_s_per_gpu",
+    "bound_tokens_per_s_per_user",
+    "bound_ttft_s",
+    "prefill_share",
+]
+# GPU vendors as the filters name them (serving_gpus.vendor; any other value prints as it is)
+VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
 # the tables the page's DuckDB holds, each the rows of a public view (or, for vram_fit, the rows plan_options.sql
 # can join: the training fits of machines one can rent) and core_parameters, the numbers param() reads
 BROWSER_TABLES = {view: f"select * from {view} order by all" for view in sorted(PLAN_VIEWS)}
@@ -230,14 +246,40 @@ def import_map() -> Markup:
     return Markup(json.dumps({"imports": imports}))
 
 
-def context(options: pd.DataFrame, q: Question, models: pd.DataFrame, weights: str) -> dict:
-    """The page's values: `options` are plan_options' rows for the default question `q`, cheapest first."""
+def default_file(options: pd.DataFrame, q: Question) -> str:
+    """api/v1/plan/default.json: the default question and every option it has, at full precision."""
+    return dumps({"schema_version": SCHEMA_VERSION, "question": q.scenario(), **columns_rows(options[DEFAULT_COLUMNS])})
+
+
+def filter_choices(options: pd.DataFrame, vendors: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """The filters' choices among the options: (value, label) of each GPU, vendor and provider, by label."""
+    gpus = dict(zip(options["gpu_id"], options["gpu_name"]))
+    found = {vendors.get(g, "") for g in gpus} - {""}
+    return {
+        "gpu": sorted(gpus.items(), key=lambda kv: kv[1]),
+        "vendor": sorted(((v, VENDOR_NAMES.get(v, v)) for v in found), key=lambda kv: kv[1]),
+        "provider": [(p, p) for p in sorted(set(options["provider"]))],
+    }
+
+
+def context(
+    options: pd.DataFrame, q: Question, models: pd.DataFrame, weights: str, vendors: dict | None = None
+) -> dict:
+    """The page's values: `options` are plan_options' rows for the default question `q`, cheapest first;
+    `vendors`: each GPU's vendor (the filters' choices)."""
     model_name = next((m.name for m in models.itertuples() if m.model_id == q.model), q.model)
+    every = list(options.itertuples())
     return {
         "q": q,
         "model_name": model_name,
         "weights": weights,
-        "options": list(options.head(TOP).itertuples()),
+        "options": every[:TOP],
+        "best": every[0] if every else None,
+        "chart": chart(every),
+        "choices": filter_choices(options, vendors or {}),
+        "h": lambda value: Markup(html_text(value)),  # a value inside raw HTML (no Markdown escapes)
+        "price_words": price_words,
+        "price_date": price_date,
         "total": len(options),
         "limits": LIMITS,
         # where the engine's modules find the bare names they import (pipeline/vendor.py; trusted constants)
@@ -253,17 +295,19 @@ def context(options: pd.DataFrame, q: Question, models: pd.DataFrame, weights: s
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     max_contexts = {r.model_id: int(r.max_context) for r in FAMILY.rows(con, "max_contexts")}
     native_formats = {r.model_id: r.resolved_format for r in FAMILY.rows(con, "native_formats")}
+    vendors = {r.gpu_id: r.vendor for r in FAMILY.rows(con, "gpu_vendors")}
     models = FAMILY.frame(con, "models")
-    files = {}
-    if programs_wanted():  # the Planner's JSON, once (the Chinese page reads the same files)
-        browser, engine = browser_files(con)
-        training = plan_options(con, training_scenarios(max_contexts), top=TOP)
-        index = {**plan_index(models), "engine": engine, "native_formats": native_formats}
-        files = json_files(browser, training, index)
     q = default_question(max_contexts)
     # the default question's options: the same in every edition, computed once (Family.once)
     options = FAMILY.once(
         ("default options", q), lambda: plan_options(con, pd.DataFrame([q.scenario()])), pd.DataFrame.copy
     )
-    ctx = context(options, q, models, weights_label(q, native_formats))
+    files = {}
+    if programs_wanted():  # the Planner's JSON, once (the Chinese page reads the same files)
+        browser, engine = browser_files(con)
+        training = plan_options(con, training_scenarios(max_contexts), top=TOP)
+        index = {**plan_index(models), "engine": engine, "native_formats": native_formats, "gpu_vendors": vendors}
+        files = json_files(browser, training, index)
+        files[f"{API}/plan/default.json"] = default_file(options, q)
+    ctx = context(options, q, models, weights_label(q, native_formats), vendors)
     return {**files, "planner.md": FAMILY.render("planner.md.j2", **ctx)}

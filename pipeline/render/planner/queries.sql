@@ -29,3 +29,7 @@ select model_id, max_context from models order by model_id;
 -- name: native_formats
 -- the weight format each checkpoint ships in (the Planner's `native` precision)
 select model_id, resolved_format from serving_models where format = 'native' order by model_id;
+
+-- name: gpu_vendors
+-- each GPU's vendor (the Planner's filters)
+select gpu_id, vendor from serving_gpus order by gpu_id;
