@@ -90,6 +90,7 @@ OPTION_COLUMNS = [
     "observed_date_known",
     "observed_no_later_than",
     "why",
+    "expectation_basis",
 ]
 # the tables the page's DuckDB holds, each the rows of a public view (or, for vram_fit, the rows plan_options.sql
 # can join: the training fits of machines one can rent) and core_parameters, the numbers param() reads
