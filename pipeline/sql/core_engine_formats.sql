@@ -11,6 +11,14 @@
 --   MI325x, MI355x"; "GPT-OSS works on Ampere devices by default, using ... Marlin MXFP4 MoE".
 -- * BF16 needs compute capability 8.0: Volta and Turing run 16-bit checkpoints as FP16 (serving_gpus.no_bf16_units).
 -- FP4 formats compute as FP4 only with FP4 units (Blackwell, CDNA 4); elsewhere weight-only (serve_compute_mode).
+-- Accelerators vLLM serves through a hardware plugin (no SGLang, no TensorRT-LLM):
+-- * Cloud TPU: vLLM TPU (tpu-inference; PyPI tpu-inference README, 'Compatible TPU Generations': v7x, v6e and v5e
+--   recommended, v5p experimental per docs.vllm.ai/projects/vllm-jax 'Cloud TPU Setup') serves 16-bit checkpoints and
+--   INT8 weights (vLLM's `tpu_int8` quantization, Int8TpuConfig: weights INT8, activations BF16/FP16; docs.vllm.ai
+--   v0.9.0 API vllm.model_executor.layers.quantization.tpu_int8). No FP8 or 4-bit format is documented for TPU.
+-- * AWS Trainium2 (NeuronCore-v3): vLLM on AWS Neuron (NxD Inference) serves BF16 and weights quantized to INT8 or
+--   FP8 (aws-neuron-sdk, libraries/nxd-inference/developer_guides/feature-guide.rst 'quantizing model weights to ...
+--   INT8 ... FP8'; vllm-user-guide-v1.rst 'INT8/FP8 quantization support'); block-scaled and 4-bit formats are not.
 select architecture, format
 from (values
     ('Volta', 'bf16'), ('Volta', 'int4'),
@@ -27,5 +35,8 @@ from (values
     ('CDNA 3', 'bf16'), ('CDNA 3', 'fp8'), ('CDNA 3', 'fp8-block'), ('CDNA 3', 'mxfp4-moe'),
     ('CDNA 4', 'bf16'), ('CDNA 4', 'fp8'), ('CDNA 4', 'fp8-block'), ('CDNA 4', 'mxfp4'), ('CDNA 4', 'mxfp4-moe'),
     ('Gaudi 2', 'bf16'), ('Gaudi 2', 'fp8'),
-    ('Gaudi 3', 'bf16'), ('Gaudi 3', 'fp8')
+    ('Gaudi 3', 'bf16'), ('Gaudi 3', 'fp8'),
+    ('TPU v5e', 'bf16'), ('TPU v5e', 'int8'), ('TPU v5p', 'bf16'), ('TPU v5p', 'int8'),
+    ('TPU v6e', 'bf16'), ('TPU v6e', 'int8'), ('TPU7x', 'bf16'), ('TPU7x', 'int8'),
+    ('NeuronCore-v3', 'bf16'), ('NeuronCore-v3', 'int8'), ('NeuronCore-v3', 'fp8')
 ) as t(architecture, format)

@@ -1,15 +1,16 @@
 -- Which canonical figures are missing, per GPU (NULL = nobody we read publishes it). A precision the
 -- architecture does not support is not missing: TF32 from Ampere and CDNA 3 (CDNA 4 emulates it in
 -- software through BF16, per AMD's ROCm documentation), BF16 from Ampere and CDNA 2, INT8 tensor from
--- Turing (Volta has none); FP8 from Ada Lovelace, Hopper, Blackwell, CDNA 3 and Gaudi; FP4 from Blackwell
--- and CDNA 4.
+-- Turing (Volta has none); FP8 from Ada Lovelace, Hopper, Blackwell, CDNA 3 and Gaudi, and where Google's and
+-- AWS's documents print an FP8 rate (TPU v5p, v6e, TPU7x; Trainium2's NeuronCore-v3); FP4 from Blackwell and CDNA 4.
 with expected as (
     select
         *,
         coalesce(architecture in ('Ampere', 'Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 3'), true) as has_tf32,
         coalesce(architecture in ('Ampere', 'Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 2', 'CDNA 3', 'CDNA 4'), true) as has_bf16,
         coalesce(architecture <> 'Volta', true) as has_int8_tensor,
-        coalesce(architecture in ('Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 3', 'CDNA 4', 'Gaudi 2', 'Gaudi 3'), false) as has_fp8,
+        coalesce(architecture in ('Ada Lovelace', 'Hopper', 'Blackwell', 'CDNA 3', 'CDNA 4', 'Gaudi 2', 'Gaudi 3',
+                                     'TPU v5p', 'TPU v6e', 'TPU7x', 'NeuronCore-v3'), false) as has_fp8,
         coalesce(architecture in ('Blackwell', 'CDNA 4'), false) as has_fp4
     from core_gpus
 ),

@@ -19,6 +19,10 @@ select
     coalesce((select list(e.format order by e.format) from core_engine_formats as e
               where e.architecture = core_gpus.architecture), []::varchar[]) as engine_formats,
     bf16_tflops is null as no_bf16_units,
+    -- published serving figures on GPUs of this architecture (none: the engine's efficiencies, fitted on other
+    -- hardware, are applied unseen, e.g. Cloud TPU and Trainium)
+    (select count(*) from core_serving_measurements as m join core_gpus as mg using (gpu_id)
+     where mg.architecture = core_gpus.architecture) as serving_figures,
     case when interconnect_gbs is not null then param('allreduce_latency_us_nvlink')
          else param('allreduce_latency_us_pcie') end as allreduce_us
 from core_gpus

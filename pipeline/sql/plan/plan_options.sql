@@ -51,6 +51,7 @@ serve_cases as (
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
         m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
         m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
+        g.serving_figures,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
         case when mo.native_compute = 'bf16' and mo.resolved_format = 'bf16' and g.no_bf16_units
@@ -162,6 +163,11 @@ serve as (
         replicas, u as users_per_replica, machine_id, provider, offering, pricing_tier, statistic, price_kind, region,
         observed_on, observed_date_known, observed_no_later_than, k * usd_per_hour as usd_per_hour, usd_per_gpu_hour,
         compute_mode,
+        -- what the expectation rests on: no published figure on the GPU's architecture leaves only the bound physical
+        case when serving_figures > 0
+             then 'calibrated: the engine family''s efficiencies, fitted on published figures that include this architecture'
+             else 'not measured: no published serving figure on this architecture; the expectation applies the engine '
+                  || 'family''s efficiencies fitted on other hardware, only the bound is physical' end as expectation_basis,
         per_gpu_required_gb * k * instance_gpus as required_gb,
         usable_gb_per_gpu * k * instance_gpus as capacity_gb,
         throughput_tokens_per_s / (k * instance_gpus) as throughput_tokens_per_s_per_gpu,
@@ -195,6 +201,7 @@ train as (
         null::integer as tensor_parallel, 1 as replicas, null::double as users_per_replica, m.machine_id, m.provider, m.offering, m.pricing_tier,
         m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known, m.observed_no_later_than,
         m.usd_per_hour, m.usd_per_gpu_hour, '16-bit' as compute_mode,
+        'training utilisation: ' || tc.calibration_basis as expectation_basis,
         f.per_gpu_required_gb * m.instance_gpus as required_gb,
         f.usable_gb_per_gpu * m.instance_gpus as capacity_gb,
         train_tokens_per_s(1, g.bf16_compute_tflops, tc.utilisation,
