@@ -244,8 +244,12 @@
       r.appendChild(el("td", {}, money(o.usd_per_hour, 2)));
       r.appendChild(el("td", { title: Atlas.t("bound {value}", { value: fmt(o.bound_throughput_tokens_per_s_per_gpu) }) },
                        fmt(o.throughput_tokens_per_s_per_gpu)));
-      r.appendChild(el("td", { title: Atlas.t("bound {value}", { value: fmt(o.bound_tokens_per_s_per_user, 1) }) },
-                       fmt(o.expected_tokens_per_s_per_user, 1)));
+      var perUser = el("td", { title: Atlas.t("bound {value}", { value: fmt(o.bound_tokens_per_s_per_user, 1) }) },
+                       fmt(o.expected_tokens_per_s_per_user, 1));
+      if (String(o.expectation_basis || "").indexOf("not measured") === 0)  // no published figure on this hardware
+        perUser.appendChild(el("abbr", { class: "atlas-unmeasured",
+          title: Atlas.t("not measured on this accelerator: only the bound is physical") }, " †"));
+      r.appendChild(perUser);
       r.appendChild(el("td", { title: Atlas.t("bound {value}", { value: fmt(o.bound_ttft_s, 3) }) }, fmt(o.ttft_s, 2)));
       r.appendChild(el("td", {}, money(o.usd_per_million_input_tokens, 3)));
       r.appendChild(el("td", {}, money(o.usd_per_million_output_tokens, 3)));

@@ -332,8 +332,14 @@ def test_every_spec_source_kind_says_what_the_document_is(db):
                           from core_spec_figures as f join core_sources as s using (source_id)
                           where s.kind = 'vendor_document'""").fetchall()
     assert hosts
-    vendor_domains = ("nvidia.com", "amd.com", "intel.com", "habana.ai", "cloud.google.com",
-                      "awsdocs-neuron.readthedocs-hosted.com")
+    vendor_domains = (
+        "nvidia.com",
+        "amd.com",
+        "intel.com",
+        "habana.ai",
+        "cloud.google.com",
+        "awsdocs-neuron.readthedocs-hosted.com",
+    )
     assert [h for h in hosts if not h[1].endswith(vendor_domains)] == []
     # no third-party host is passed off as the vendor
     wrong = db.execute("""select source_id from core_sources where kind = 'vendor_document'

@@ -225,3 +225,22 @@ def test_chinese_edition():
         assert "没有满足条件的方案。" in page(options.iloc[:0])
         assert weights_label(Question(model="m", precision="fp8"), {}) == "FP8 权重"
         assert weights_label(Question(model="m"), {}) == "按检查点格式的权重（未知）"
+
+
+def test_an_unmeasured_accelerator_is_marked():
+    """An option on hardware no published serving figure covers (TPU, Trainium) marks its per-user speed and the
+    table says why; options on measured GPUs carry no mark."""
+    measured = (
+        "calibrated: the engine family's efficiencies, fitted on published figures that include this architecture"
+    )
+    options = pd.DataFrame(
+        [
+            option(1, expectation_basis=measured),
+            option(2, gpu_id="google-tpu-v6e-tpu-32gb", gpu_name="TPU v6e", expectation_basis="not measured: none"),
+        ]
+    )
+    text = page(options)
+    rows = {line.split('"')[1]: line for line in text.splitlines() if line.startswith('<tr id="planner-option-')}
+    assert "†" in rows["planner-option-2"] and "†" not in rows["planner-option-1"]
+    assert "† Not measured: no published serving figure covers this accelerator" in text
+    assert "† Not measured" not in page(pd.DataFrame([option(1, expectation_basis=measured)]))
