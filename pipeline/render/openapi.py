@@ -183,6 +183,20 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
             "plan/index.json's engine.tables statement)",
             "items": {"type": "object"},
         },
+        "PlanDefaultFile": {
+            "type": "object",
+            "description": "the Planner's default question (its plan_scenarios row) and every option it has, one array "
+            "per option in the order of columns, at full precision (the page's chart, filters and rows past the table's "
+            "first ones)",
+            "required": ["schema_version", "question", "columns", "rows"],
+            "additionalProperties": False,
+            "properties": {
+                "schema_version": {"const": 1},
+                "question": {"type": "object"},
+                "columns": {"type": "array", "items": {"type": "string"}},
+                "rows": {"type": "array", "items": {"type": "array"}},
+            },
+        },
         "PlanTrainingFile": {
             "type": "object",
             "required": ["schema_version", "model_id", "columns", "tokens", "scenarios"],
@@ -206,6 +220,7 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
         "estimates.json": "EstimatesFile",
         "fits.json": "FitsFile",
         "plan/index.json": "PlanIndexFile",
+        "plan/default.json": "PlanDefaultFile",
         "plan/tables/{view}.json": "PlanTableFile",
         "plan/training/{model_id}.json": "PlanTrainingFile",
     }
