@@ -18,6 +18,7 @@ with m as (
         s.layers, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
         s.moe_layers, s.num_experts, s.experts_per_token,
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window, s.state_values_per_sequence,
+        s.attention_flops_full, s.prefill_attention_flops_full, s.attention_flops_window, s.attention_topk,
         g.name as gpu_name, g.architecture, g.memory_gb, g.usable_memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
         g.allreduce_us,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
@@ -64,7 +65,15 @@ read as (
                                                  state_values_per_sequence, kv_bytes_expected, mean_context),
                          replication) as kv_read_gb_expected,
         serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, input_tokens)
-            as prefill_read_gb
+            as prefill_read_gb,
+        -- the expectation's attention compute: per sequence a step (its token at the mean context and its share of
+        -- the arriving prompts), and a prompt's prefill (its tokens at half its length on average)
+        serve_attention_gflop(attention_flops_full, attention_flops_window, sliding_window, attention_topk, mean_context)
+            + input_tokens / output_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window,
+                                                                    sliding_window, attention_topk, input_tokens / 2)
+            as attention_step_gflop,
+        input_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
+                                             attention_topk, input_tokens / 2) as attention_prefill_gflop
     from sized
 )
 
@@ -76,12 +85,12 @@ select
         when 'per_user' then 1 / serve_step_s(read_gb_bound, u_bound, active_params_b, gpus_per_replica,
                                               memory_bandwidth_gbs, compute_tflops, 1, 1)
         when 'ttft' then serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, 1,
-                                         prefill_read_gb, memory_bandwidth_gbs, 1)
+                                         prefill_read_gb, memory_bandwidth_gbs, 1, 0)
     end as bound,
     not speculative_decoding as checked,
     case when speculative_decoding then null
          when quantity = 'ttft' then measured >= (1 - param('bound_tolerance')) * serve_prefill_s(input_tokens,
-             active_params_b, gpus_per_replica, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1)
+             active_params_b, gpus_per_replica, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0)
          else measured <= (1 + param('bound_tolerance')) * case quantity
             when 'throughput' then output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
                 active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica

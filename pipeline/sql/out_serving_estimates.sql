@@ -31,14 +31,16 @@ t as (
         *,
         serve_expected_step_s(read_gb_expected, kv_read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, decode_efficiency,
-                              compute_efficiency, step_overhead_us, sequence_overhead_us, comm_s) as step_s,
+                              compute_efficiency, step_overhead_us, sequence_overhead_us, comm_s, attention_step_gflop) as step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency,
-                        prefill_read_gb, memory_bandwidth_gbs, decode_efficiency) as prefill_s,
+                        prefill_read_gb, memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop) as prefill_s,
         serve_expected_step_s(read_gb_expected, kv_read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, p_decode_efficiency,
-                              p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us, comm_s) as p_step_s,
+                              p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us, comm_s, attention_step_gflop)
+            as p_step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,
-                        prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency) as p_prefill_s
+                        prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency, attention_prefill_gflop)
+            as p_prefill_s
     from e
 )
 

@@ -35,7 +35,8 @@ cells as (
             (case o.quantity when 'throughput' then o.u_expected / o.gpus_per_replica else 1 end)
             / serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens, o.output_tokens,
                                     o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs, o.compute_tflops,
-                                    gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us, o.comm_s)) / o.measured))) as abs_log_error,
+                                    gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us, o.comm_s, o.attention_step_gflop))
+            / o.measured))) as abs_log_error,
         count(*) as measurements
     from obs as o
     cross join grid as gr
@@ -107,11 +108,13 @@ first_token as (
     select f.engine_family, f.model_kind, f.held_out_gpu_id, f.held_out_source_id,
            greatest(0, median(o.measured
                - serve_prefill_s(o.input_tokens, o.active_params_b, o.gpus_per_replica, o.compute_tflops,
-                                 f.compute_efficiency, o.prefill_read_gb, o.memory_bandwidth_gbs, f.decode_efficiency)
+                                 f.compute_efficiency, o.prefill_read_gb, o.memory_bandwidth_gbs, f.decode_efficiency,
+                                 o.attention_prefill_gflop)
                - serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens,
                                        o.output_tokens, o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs,
                                        o.compute_tflops, f.decode_efficiency, f.compute_efficiency, f.step_overhead_us,
-                                       f.sequence_overhead_us, o.comm_s))) * 1000 as first_token_overhead_ms,
+                                       f.sequence_overhead_us, o.comm_s, o.attention_step_gflop))) * 1000
+               as first_token_overhead_ms,
            count(*) as first_token_figures
     from fitted as f
     join out_serving_bounds as o

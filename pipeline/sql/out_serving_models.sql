@@ -38,7 +38,20 @@ select
     m.kv_values_per_token_full,
     m.kv_values_per_token_window,
     m.state_values_per_sequence,
-    m.sliding_window
+    m.sliding_window,
+    -- attention FLOPs per token per context token it attends to (QK and AV, 2 FLOPs a multiply-add): per query head
+    -- twice its key and value widths, summed over the layers that attend to every token (full) and the windowed
+    -- ones; MLA decodes on its latent (absorbed: kv_lora_rank + rope for QK, kv_lora_rank for AV) and prefills on
+    -- the expanded heads (qk_nope + rope for QK, v_head_dim for AV); a sparse indexer (DeepSeek V3.2) attends to at
+    -- most index_topk tokens; linear-attention layers cost a fixed amount per token (in their parameters)
+    case when m.attention_kind = 'mla'
+         then 2.0 * m.attention_heads * (2 * m.kv_lora_rank + m.qk_rope_head_dim) * m.layers
+         else 2.0 * m.attention_heads / m.kv_heads * m.kv_values_per_token_full end as attention_flops_full,
+    case when m.attention_kind = 'mla'
+         then 2.0 * m.attention_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) * m.layers
+         else 2.0 * m.attention_heads / m.kv_heads * m.kv_values_per_token_full end as prefill_attention_flops_full,
+    2.0 * m.attention_heads / m.kv_heads * m.kv_values_per_token_window as attention_flops_window,
+    m.index_topk as attention_topk
 from core_models as m
 cross join formats as f
 join out_model_weights as w on w.model_id = m.model_id and w.format = coalesce(f.resolved_format, m.native_format)

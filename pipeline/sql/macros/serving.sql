@@ -24,6 +24,11 @@ create or replace macro serve_max_batch(gpu_id, memory_gb) as
 create or replace macro serve_kv_replication(mla, kv_heads, d) as
     case when mla then d else ceil(kv_heads / d) * d / kv_heads end;
 
+-- GFLOP the attention of one token takes at a context of c tokens (out_serving_models' coefficients: the full layers
+-- attend to every token, or the indexer's top k, the windowed layers to at most their window)
+create or replace macro serve_attention_gflop(full_coef, window_coef, sliding_window, topk, c) as
+    (full_coef * least(c, coalesce(topk, c)) + coalesce(window_coef, 0) * least(c, coalesce(sliding_window, c))) / 1e9;
+
 -- GB the decode attention of one step reads: u caches at the mean context, with the copies tensor parallelism makes
 create or replace macro serve_kv_read_gb(u, kv_seq_gb, replication) as u * kv_seq_gb * replication;
 
@@ -54,10 +59,13 @@ create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_g
     greatest(read_gb / (d * bandwidth_gbs * e_bw), u * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl));
 
 -- seconds of one request's prefill (the time to first token: its prefill, then one step): 2 FLOPs per active
--- parameter per input token at e_fl of dense peak, or, where longer, reading the weights its tokens use once
+-- parameter per input token and its attention (attention_gflop: the prompt's tokens at half its length on average)
+-- at e_fl of dense peak, or, where longer, reading the weights its tokens use once
 -- (read_gb: serve_prefill_read_gb; a short prompt of a mixture of experts touches most experts) at e_bw of peak
-create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops, e_fl, read_gb, bandwidth_gbs, e_bw) as
-    greatest(input_tokens * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl), read_gb / (d * bandwidth_gbs * e_bw));
+create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops, e_fl, read_gb, bandwidth_gbs, e_bw,
+                                        attention_gflop) as
+    greatest((input_tokens * 2 * active_params_b + attention_gflop) * 1e9 / (d * tflops * 1e12 * e_fl),
+             read_gb / (d * bandwidth_gbs * e_bw));
 
 -- GB of weights a prefill of n tokens reads: the dense weights and the experts its tokens touch
 create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n) as
@@ -68,16 +76,18 @@ create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_laye
 -- input / output tokens a step: each request brings input tokens per output tokens steps). Kernel by kernel: the
 -- linear layers read the weights once for all the step's tokens and compute 2 FLOPs per active parameter per decoded
 -- and prompt token, so they take the longer of their reads (e_bw of peak bandwidth) and their compute (e_fl of dense
--- peak); the decode attention then reads every sequence's cache (kv_gb of read_gb) in kernels of its own, which do
--- not overlap the linear layers. Plus a fixed time per step (scheduling, kernel launches) and per sequence
+-- peak); the attention then, in kernels of its own that do not overlap the linear layers, reads every sequence's
+-- cache (kv_gb of read_gb) or computes its QK and AV products (attention_gflop per sequence a step: its decoded token
+-- at the mean context and its share of the arriving prompts' tokens, serve_attention_gflop), whichever is longer. Plus a fixed time per step (scheduling, kernel launches) and per sequence
 -- (sampling), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100% of peak with every
 -- read and FLOP overlapped and no overhead (serve_bound_request_s). A replica then gives u / step output tokens per
 -- second, each user 1 / step.
 create or replace macro serve_expected_step_s(read_gb, kv_gb, u, input_tokens, output_tokens, active_params_b, d,
-                                              bandwidth_gbs, tflops, e_bw, e_fl, step_us, sequence_us, comm_s) as
+                                              bandwidth_gbs, tflops, e_bw, e_fl, step_us, sequence_us, comm_s,
+                                              attention_gflop) as
     greatest((read_gb - kv_gb) / (d * bandwidth_gbs * e_bw),
              u * (1 + input_tokens / output_tokens) * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl))
-    + kv_gb / (d * bandwidth_gbs * e_bw)
+    + greatest(kv_gb / (d * bandwidth_gbs * e_bw), u * attention_gflop * 1e9 / (d * tflops * 1e12 * e_fl))
     + (step_us + u * sequence_us) / 1e6 + comm_s;
 
 -- the share of a step's time its prompt tokens' compute takes (the rest decodes): how the machine's hour is split

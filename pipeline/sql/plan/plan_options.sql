@@ -48,6 +48,7 @@ serve_cases as (
         mo.name as model_name, mo.layers, mo.active_params_b, mo.weights_gb, mo.dense_read_gb, mo.expert_gb,
         mo.moe_layers, mo.num_experts, mo.experts_per_token, mo.kv_values_per_token_full,
         mo.kv_values_per_token_window, mo.sliding_window, mo.state_values_per_sequence, mo.mla, mo.kv_heads,
+        mo.attention_flops_full, mo.prefill_attention_flops_full, mo.attention_flops_window, mo.attention_topk,
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
         m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
         m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
@@ -107,6 +108,15 @@ serve_fit as (
         serve_kv_read_gb(u, kv_mean_gb, replication) as kv_read_gb,
         serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, input_tokens)
             as prefill_read_gb,
+        -- attention compute (as out_serving_bounds): a sequence's step at the mean context with its share of the
+        -- arriving prompts, and one prompt's prefill
+        serve_attention_gflop(attention_flops_full, attention_flops_window, sliding_window, attention_topk,
+                              input_tokens + output_tokens / 2)
+            + input_tokens / output_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window,
+                                                                    sliding_window, attention_topk, input_tokens / 2)
+            as attention_step_gflop,
+        input_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
+                                             attention_topk, input_tokens / 2) as attention_prefill_gflop,
         case when d > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
     from serve_memory
 ),
@@ -116,11 +126,11 @@ serve_timed as (
         *,
         serve_expected_step_s(read_gb, kv_read_gb, u, input_tokens, output_tokens, active_params_b, d, memory_bandwidth_gbs,
                               compute_tflops, decode_efficiency, compute_efficiency, step_overhead_us,
-                              sequence_overhead_us, comm_s) as step_s,
+                              sequence_overhead_us, comm_s, attention_step_gflop) as step_s,
         serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency, prefill_read_gb,
-                        memory_bandwidth_gbs, decode_efficiency) as prefill_s,
+                        memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop) as prefill_s,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1)
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0)
             as bound_prefill_s,
         serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
                               memory_bandwidth_gbs, read_gb) as bound_request_s
