@@ -68,12 +68,10 @@ read as (
             as prefill_read_gb,
         -- the expectation's attention compute: per sequence a step (its token at the mean context and its share of
         -- the arriving prompts), and a prompt's prefill (its tokens at half its length on average)
-        serve_attention_gflop(attention_flops_full, attention_flops_window, sliding_window, attention_topk, mean_context)
-            + input_tokens / output_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window,
-                                                                    sliding_window, attention_topk, input_tokens / 2)
-            as attention_step_gflop,
-        input_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
-                                             attention_topk, input_tokens / 2) as attention_prefill_gflop
+        serve_step_attention_gflop(attention_flops_full, prefill_attention_flops_full, attention_flops_window,
+                                   sliding_window, attention_topk, input_tokens, output_tokens) as attention_step_gflop,
+        serve_prefill_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
+                                      attention_topk, input_tokens) as attention_prefill_gflop
     from sized
 )
 

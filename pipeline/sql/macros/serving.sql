@@ -29,6 +29,18 @@ create or replace macro serve_kv_replication(mla, kv_heads, d) as
 create or replace macro serve_attention_gflop(full_coef, window_coef, sliding_window, topk, c) as
     (full_coef * least(c, coalesce(topk, c)) + coalesce(window_coef, 0) * least(c, coalesce(sliding_window, c))) / 1e9;
 
+-- GFLOP of attention per sequence a step: its decoded token at the mean context (input + output / 2) and its share of
+-- the arriving prompts' tokens (input / output of them a step, each at half the prompt on average)
+create or replace macro serve_step_attention_gflop(full_coef, prefill_coef, window_coef, sliding_window, topk,
+                                                   input_tokens, output_tokens) as
+    serve_attention_gflop(full_coef, window_coef, sliding_window, topk, input_tokens + output_tokens / 2)
+    + input_tokens / output_tokens * serve_attention_gflop(prefill_coef, window_coef, sliding_window, topk,
+                                                           input_tokens / 2);
+
+-- GFLOP of attention in one prompt's prefill (its tokens at half its length on average)
+create or replace macro serve_prefill_attention_gflop(prefill_coef, window_coef, sliding_window, topk, input_tokens) as
+    input_tokens * serve_attention_gflop(prefill_coef, window_coef, sliding_window, topk, input_tokens / 2);
+
 -- GB the decode attention of one step reads: u caches at the mean context, with the copies tensor parallelism makes
 create or replace macro serve_kv_read_gb(u, kv_seq_gb, replication) as u * kv_seq_gb * replication;
 

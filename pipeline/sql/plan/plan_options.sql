@@ -110,13 +110,10 @@ serve_fit as (
             as prefill_read_gb,
         -- attention compute (as out_serving_bounds): a sequence's step at the mean context with its share of the
         -- arriving prompts, and one prompt's prefill
-        serve_attention_gflop(attention_flops_full, attention_flops_window, sliding_window, attention_topk,
-                              input_tokens + output_tokens / 2)
-            + input_tokens / output_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window,
-                                                                    sliding_window, attention_topk, input_tokens / 2)
-            as attention_step_gflop,
-        input_tokens * serve_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
-                                             attention_topk, input_tokens / 2) as attention_prefill_gflop,
+        serve_step_attention_gflop(attention_flops_full, prefill_attention_flops_full, attention_flops_window,
+                                   sliding_window, attention_topk, input_tokens, output_tokens) as attention_step_gflop,
+        serve_prefill_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
+                                      attention_topk, input_tokens) as attention_prefill_gflop,
         case when d > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
     from serve_memory
 ),
