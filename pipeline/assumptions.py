@@ -88,6 +88,7 @@ RULES: dict[str, Rule] = {
     "serving_max_batch_large": _n(1, 100_000, True),
     "value_max_gpus": _n(1, 64, True),
     "first_token_fit_max_concurrency": _n(1, 1_000, True),
+    "serving_fit_window_days": _n(30, 3_650, True),
     "serving_decode_efficiency_default": _n(0.01, 1.0),
     "serving_compute_efficiency_default": _n(0.01, 1.0),
     "min_calibration_points": _n(1, 1000, True),

@@ -12,7 +12,7 @@ figures as (
     select engine_family, model_kind, quantity, source_id, measured,
            coalesce(expected_capped, expected_ttft) as expected, expected_without_publication
     from out_serving_estimates
-    where scenario in ('max_throughput', 'concurrency') and not speculative_decoding
+    where scenario in ('max_throughput', 'concurrency') and not speculative_decoding and current_engine
         -- the expected time to first token is a user's at a steady concurrency: a burst of every request at once
         -- (maximum throughput) measures its queue, which the expectation does not model
         and not (quantity = 'ttft' and scenario = 'max_throughput')

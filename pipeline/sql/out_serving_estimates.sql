@@ -64,5 +64,6 @@ select
     decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, first_token_overhead_ms,
     calibrated_without_this_gpu,
     calibrated_without_this_publication,
+    published_on, current_engine,
     quote, source_id, source_file, source_row
 from t

@@ -13,7 +13,7 @@
 with obs as (
     select * from out_serving_bounds
     where quantity in ('throughput', 'per_user') and scenario in ('max_throughput', 'concurrency')
-        and not speculative_decoding and engine_family <> 'other'
+        and not speculative_decoding and engine_family <> 'other' and current_engine
 ),
 
 grid as (
@@ -119,7 +119,7 @@ first_token as (
     from fitted as f
     join out_serving_bounds as o
         on o.engine_family = f.engine_family and o.model_kind = f.model_kind
-        and o.quantity = 'ttft' and o.scenario = 'concurrency' and not o.speculative_decoding
+        and o.quantity = 'ttft' and o.scenario = 'concurrency' and not o.speculative_decoding and o.current_engine
         and o.concurrency_per_replica <= param('first_token_fit_max_concurrency')
         and o.gpu_id is distinct from f.held_out_gpu_id and o.source_id is distinct from f.held_out_source_id
     group by all

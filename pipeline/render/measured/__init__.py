@@ -76,6 +76,7 @@ def serving_accuracy(rows: pd.DataFrame) -> list[dict]:
                 "url": part["url"].iloc[0],
                 "engine_family": family,
                 "figures": len(part),
+                "current": int(part["current_engine"].sum()),
                 "gpus": part["gpu_id"].nunique(),
                 "median_abs_error": float((part["expected"] / part["measured"] - 1).abs().median()),
                 "spearman": None if rho is None or pd.isna(rho) else float(rho),

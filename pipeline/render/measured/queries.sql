@@ -49,7 +49,7 @@ select * from serving_calibration order by engine_family, model_kind;
 -- throughput figures (no speculative decoding) with their leave-one-GPU-out expectation, and the publication
 -- (source snapshot) each comes from
 select s.snapshot_id, p.title, p.url, e.engine_family, e.gpu_id, e.measured,
-       e.expected_capped as expected, e.measured_share_of_bound
+       e.expected_capped as expected, e.measured_share_of_bound, e.current_engine
 from serving_vs_estimate as e
 join sources as s using (source_id)
 left join sources as p on p.source_id = s.snapshot_id
