@@ -28,6 +28,23 @@ def path_literal(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+def csv_reader(file: str, columns: dict[str, str]) -> str:
+    """read_csv of a file DuckDB wrote (a header, "-quoted text, NULL empty) at the given column types: how a page's
+    DuckDB-WASM loads its tables and its question (its core reads CSV without an extension)."""
+    types = ", ".join(f"{c}: '{t}'" for c, t in columns.items())
+    return (
+        f"read_csv('{file}', header = true, auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
+        f"columns = {{{types}}})"
+    )
+
+
+def question_sql(table: str, columns: dict[str, str], source: str) -> str:
+    """The statement that makes the temporary `table` of questions from the rows of `source`, each column cast to its
+    type (the Planner's plan_scenarios, the Own-or-rent calculator's own_question)."""
+    casts = ", ".join(f"{c}::{t} as {c}" for c, t in columns.items())
+    return f"create or replace temp table {table} as select {casts} from {source}"
+
+
 def create_table_from_sql(con: duckdb.DuckDBPyConnection, table: str) -> int:
     """(Re)create `table` (or a view, for files starting `-- (view)`) from pipeline/sql/<table>.sql."""
     table = _ident(table)

@@ -13,6 +13,7 @@ import duckdb
 import pandas as pd
 
 from .config import SQL_DIR
+from .db import question_sql
 from .schemas import ENGINE_FORMATS
 
 PLAN_SQL = SQL_DIR / "plan" / "plan_options.sql"
@@ -82,25 +83,10 @@ SCENARIO_COLUMNS = {
 }
 
 
-def csv_reader(file: str, columns: dict[str, str]) -> str:
-    """read_csv of a file DuckDB wrote (a header, "-quoted text, NULL empty) at the given column types: how the
-    Planner's page loads its tables and its question (the core of DuckDB-WASM reads CSV without an extension)."""
-    types = ", ".join(f"{c}: '{t}'" for c, t in columns.items())
-    return (
-        f"read_csv('{file}', header = true, auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
-        f"columns = {{{types}}})"
-    )
-
-
-# the question the page sends: scenarios.csv, one row per scenario (planner-sql.js writes it)
-BROWSER_SCENARIOS = csv_reader("scenarios.csv", {c: t.upper() for c, t in SCENARIO_COLUMNS.items()})
-
-
 def scenarios_sql(source: str) -> str:
     """The statement that makes `plan_scenarios` (what plan_options.sql answers) from the rows of `source`, each
-    column cast to its type: the command line's and the page's (BROWSER_SCENARIOS) differ by the source only."""
-    casts = ", ".join(f"{c}::{t} as {c}" for c, t in SCENARIO_COLUMNS.items())
-    return f"create or replace temp table plan_scenarios as select {casts} from {source}"
+    column cast to its type: the command line's and the page's (scenarios.csv) differ by the source only."""
+    return question_sql("plan_scenarios", SCENARIO_COLUMNS, source)
 
 
 class PlanInputError(ValueError):

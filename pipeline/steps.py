@@ -217,7 +217,8 @@ def asset_of(table: str) -> str:
     return "core_parameters" if table == "core_ranking_weights" else table
 
 
-MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"))
+# params.sql first (every other file's macros call param()), then the rest by name
+MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"), key=lambda p: (p.name != "params.sql", p.name))
 
 
 def define_macros(con: duckdb.DuckDBPyConnection) -> None:

@@ -1,9 +1,10 @@
--- Owning instead of renting: what an owned GPU or server costs per hour, against renting the same hardware.
+-- Owning instead of renting: what an owned GPU or server costs per hour, against renting the same hardware, by the
+-- formulas of pipeline/sql/macros/ownership.sql (which the Own-or-rent page's calculator runs too).
 -- Amortisation (purchase ÷ years) and hosting (rack rent in a colocation; nothing at home) are paid every hour;
 -- power only while busy (idle draw left out). At utilisation u (share of hours busy) an owned GPU costs
 -- (amortisation + hosting) ÷ u + power per busy hour; renting costs the rental price per busy hour. Owning wins
 -- above the break-even utilisation (amortisation + hosting) ÷ (rental − power), and pays its purchase back after
--- purchase ÷ ((rental − power) × busy hours − hosting hours) months. Seed 003's worked example: a $300,000
+-- purchase ÷ ((rental − power) × u − hosting) per hour of savings. Seed 003's worked example: a $300,000
 -- 8 x H100 server over 3 years ≈ $11.4/h, 10 kW at $0.10/kWh = $1/h, half a $1,500/month rack ≈ $1/h: $13.4/h.
 with items as (
     select
@@ -13,8 +14,8 @@ with items as (
         'colocation' as hosting,
         param('server_price_usd') as purchase_usd,
         param('server_gpus') as gpus,
-        param('server_power_kw') * param('pue') as busy_kw,
-        param('rack_usd_per_month') * 12 / param('hours_per_year') / param('servers_per_rack') as hosting_usd_per_hour
+        own_busy_kw(param('server_power_kw'), 'colocation') as busy_kw,
+        own_hosting_usd_per_hour('colocation', param('server_gpus')) as hosting_usd_per_hour
     union all
     select
         'gpu',
@@ -23,10 +24,8 @@ with items as (
         h.hosting,
         g.launch_price_usd * (1 + param('gpu_host_share')),
         1,
-        g.tdp_w / 1000 * case h.hosting when 'home' then 1 else param('pue') end,
-        case h.hosting when 'home' then 0
-             else param('rack_usd_per_month') * 12 / param('hours_per_year')
-                  / (param('servers_per_rack') * param('server_gpus')) end
+        own_busy_kw(g.tdp_w / 1000, h.hosting),
+        own_hosting_usd_per_hour(h.hosting, 1)
     from core_gpus as g
     cross join (values ('home'), ('colocation')) as h(hosting)
     -- a card goes in a PC at home; a data-centre module needs a server in a rack
@@ -49,8 +48,8 @@ rental as (
 costed as (
     select
         i.*,
-        i.purchase_usd / (param('amortisation_years') * param('hours_per_year')) as amortisation_usd_per_hour,
-        i.busy_kw * param('electricity_usd_per_kwh') as power_usd_per_hour,
+        own_amortisation_usd_per_hour(i.purchase_usd, param('amortisation_years')) as amortisation_usd_per_hour,
+        own_power_usd_per_hour(i.busy_kw, param('electricity_usd_per_kwh')) as power_usd_per_hour,
         r.rental_usd_per_gpu_hour
     from items as i join rental as r using (ownership_scope, item, hosting)
 )
@@ -59,14 +58,12 @@ select
     ownership_scope, item, gpu_id, hosting, purchase_usd, gpus, busy_kw,
     amortisation_usd_per_hour, power_usd_per_hour, hosting_usd_per_hour,
     amortisation_usd_per_hour + power_usd_per_hour + hosting_usd_per_hour as total_usd_per_hour,
-    (amortisation_usd_per_hour + power_usd_per_hour + hosting_usd_per_hour) / gpus as usd_per_gpu_hour,
+    own_usd_per_busy_gpu_hour(amortisation_usd_per_hour, hosting_usd_per_hour, power_usd_per_hour, gpus, 1)
+        as usd_per_gpu_hour,
     rental_usd_per_gpu_hour,
-    case when rental_usd_per_gpu_hour * gpus > power_usd_per_hour
-         then (amortisation_usd_per_hour + hosting_usd_per_hour) / (rental_usd_per_gpu_hour * gpus - power_usd_per_hour)
-    end as breakeven_utilisation,
+    own_breakeven_utilisation(amortisation_usd_per_hour, hosting_usd_per_hour, power_usd_per_hour,
+                              rental_usd_per_gpu_hour, gpus) as breakeven_utilisation,
     -- months to earn the purchase back, busy every hour
-    case when rental_usd_per_gpu_hour * gpus > power_usd_per_hour + hosting_usd_per_hour
-         then purchase_usd / ((rental_usd_per_gpu_hour * gpus - power_usd_per_hour - hosting_usd_per_hour)
-                              * param('hours_per_year') / 12)
-    end as payback_months_full_use
+    own_payback_months(purchase_usd, hosting_usd_per_hour, power_usd_per_hour, rental_usd_per_gpu_hour, gpus, 1)
+        as payback_months_full_use
 from costed

@@ -1,7 +1,8 @@
-// The Planner's engine in the browser: DuckDB compiled to WebAssembly (pipeline/vendor.py) runs the Planner's own
-// SQL, the files `gpu-atlas plan` runs (api/v1/plan/sql/: the macros and plan_options.sql, copied as they are),
-// over the rows of the same public views (api/v1/plan/tables/*.csv), loaded at their types by the statements of
-// api/v1/plan/index.json ("engine"). No formula is written here: this file loads, asks and reads the answer.
+// The SQL engine of the calculator pages: DuckDB compiled to WebAssembly (pipeline/vendor.py) runs the build's own
+// SQL files as they are (the Planner: the macros and plan_options.sql, which `gpu-atlas plan` runs, api/v1/plan/;
+// Own or rent: the macros and own_answer.sql, api/v1/own/) over the rows of the same public views (tables/*.csv),
+// loaded at their types by the statements of the page's "engine" entry (pipeline/render/browser_sql.py). No formula
+// is written here: this file loads, asks and reads the answer.
 // It is loaded on first use (a question other than the one the page was built with), after the page reads.
 (function (root) {
   "use strict";
@@ -13,7 +14,8 @@
     });
   }
 
-  // Arrow rows as plain objects: BIGINT as a number, DATE as YYYY-MM-DD (as the command line's JSON prints them)
+  // Arrow rows as plain objects: BIGINT as a number, DATE as YYYY-MM-DD (as the command line's JSON prints them), a
+  // list as an array
   function plain(table) {
     var fields = table.schema.fields;
     return table.toArray().map(function (row) {
@@ -23,6 +25,7 @@
         if (typeof v === "bigint") v = Number(v);
         else if (v instanceof Date) v = v.toISOString().slice(0, 10);
         else if (typeof v === "number" && /^Date/.test(String(f.type))) v = new Date(v).toISOString().slice(0, 10);
+        else if (v && typeof v.toArray === "function") v = Array.from(v.toArray());  // a list column: its values
         o[f.name] = v === undefined ? null : v;
       });
       return o;

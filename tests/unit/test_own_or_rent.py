@@ -32,6 +32,7 @@ def test_the_page_renders_dates_as_markup_and_years_as_numbers(monkeypatch):
         "parameters": [],
         "gpus": [],
         "calculator_json": "{}",
+        "import_map": "{}",
         "llama": [
             {
                 "what": "RTX 4090 rented <b>",
@@ -42,8 +43,9 @@ def test_the_page_renders_dates_as_markup_and_years_as_numbers(monkeypatch):
             }
         ],
     }
-    monkeypatch.setattr(own_or_rent, "context", lambda con: context)
+    monkeypatch.setattr(own_or_rent, "context", lambda con, engine: context)
     monkeypatch.setattr(own_or_rent, "owned_runs", lambda con: {})
+    monkeypatch.setattr(own_or_rent, "engine_files", lambda *args: ({}, None))
     page = own_or_rent.render(duckdb.connect())["own-or-rent.md"]
     assert "over 3 years" in page and "$13.44" in page and "43%" in page and "15 months" in page
     assert '<time datetime="2026-09-25">' in page and "&lt;time" not in page
@@ -78,10 +80,12 @@ def test_the_page_in_chinese(monkeypatch):
         "parameters": [],
         "gpus": [],
         "calculator_json": "{}",
+        "import_map": "{}",
         "llama": [],
     }
-    monkeypatch.setattr(own_or_rent, "context", lambda con: context)
+    monkeypatch.setattr(own_or_rent, "context", lambda con, engine: context)
     monkeypatch.setattr(own_or_rent, "owned_runs", lambda con: {})
+    monkeypatch.setattr(own_or_rent, "engine_files", lambda *args: ({}, None))
     with i18n.use("zh"):
         page = own_or_rent.render(duckdb.connect())["own-or-rent.md"]
     assert page.startswith("# 自购还是租用\n")

@@ -39,7 +39,24 @@ order by e.gpu_id, m.params_b desc, m.name, e.precision;
 
 -- name: gpus
 -- every GPU with its board power, launch price and on-demand price pick (the calculator's starting values)
-select g.gpu_id, g.name, g.tdp_w, g.launch_price_usd, p.usd_per_gpu_hour as rental_usd_per_gpu_hour
+-- (purchase_usd: the card's launch price with its share of a host, as ownership_cost prices it)
+select g.gpu_id, g.name, g.tdp_w, g.launch_price_usd,
+       (select any_value(o.purchase_usd) from ownership_cost as o
+        where o.ownership_scope = 'gpu' and o.gpu_id = g.gpu_id) as purchase_usd,
+       p.usd_per_gpu_hour as rental_usd_per_gpu_hour
 from gpus as g
 left join price_picks as p on p.gpu_id = g.gpu_id and p.pick = 'on-demand'
 order by g.name;
+
+-- name: browser_core_parameters
+-- the numbers param() reads in the calculator's DuckDB (pipeline/sql/macros/params.sql), from the parameters view
+select name, try_cast(value as double) as value, try_cast(value as double[]) as value_list
+from parameters order by name;
+
+-- name: home_4090
+-- an RTX 4090 owned at home: what a busy hour costs at a quarter, half and all of the hours busy
+select u, own_usd_per_busy_gpu_hour(amortisation_usd_per_hour, hosting_usd_per_hour, power_usd_per_hour, gpus, u)
+           as usd_per_busy_gpu_hour
+from ownership_cost cross join (values (0.25), (0.5), (1.0)) as t(u)
+where ownership_scope = 'gpu' and gpu_id = 'nvidia-rtx-4090-pcie-24gb' and hosting = 'home'
+order by u;

@@ -8,10 +8,6 @@ same public views (api/v1/plan/tables/) and the same macros (api/v1/plan/sql/): 
 
 from __future__ import annotations
 
-import json
-
-import tempfile
-from pathlib import Path
 from urllib.parse import quote
 
 import duckdb
@@ -19,8 +15,6 @@ import pandas as pd
 from markupsafe import Markup
 
 from pipeline.plan import (
-    BROWSER_SCENARIOS,
-    csv_reader,
     DEFAULT_TOKENS,
     DEFAULTS,
     ENGINES,
@@ -33,18 +27,14 @@ from pipeline.plan import (
     WORKLOAD_LABELS,
     Question,
     plan_options,
-    scenarios_sql,
     validate,
 )
-from pipeline.db import path_literal
-from pipeline.steps import MACRO_FILES
-from pipeline.vendor import IMPORTS as VENDOR_IMPORTS
 
 from ..api import API, SCHEMA_VERSION
 from ..api.records import clean, column, columns_rows, dumps
+from ..browser_sql import engine_files, import_map
 from ..family import Family, programs_wanted, relations
 from ..markdown import html_text
-from .. import i18n
 from ..i18n import N_, _
 from .answer import chart, price_date, price_words
 
@@ -190,30 +180,10 @@ def plan_index(models: pd.DataFrame) -> dict:
 
 
 def browser_files(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict]:
-    """What the page's DuckDB runs: each table's rows as CSV (DuckDB's own writer: numbers at full precision,
-    NULL empty; CSV because the core of DuckDB-WASM reads it, where JSON and Parquet are extensions it would fetch
-    from the network) with the statement that loads them at their types, the macro files and plan_options.sql as
-    they are, and the statement that makes plan_scenarios from the page's question. Returns (files, index.json's
-    `engine` entry)."""
-    files, load = {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, query in BROWSER_TABLES.items():
-            columns = {c: t for c, t, *_ in con.execute(f"describe {query}").fetchall()}
-            out = Path(tmp) / f"{name}.csv"
-            con.execute(f"copy ({query}) to {path_literal(out)} (header)")
-            files[f"{API}/plan/tables/{name}.csv"] = out.read_text(encoding="utf-8")
-            load[name] = f"create table {name} as select * from {csv_reader(f'{name}.csv', columns)}"
-    sql = [*(p for p in MACRO_FILES), PLAN_SQL]
-    for path in sql:
-        files[f"{API}/plan/sql/{path.name}"] = path.read_text(encoding="utf-8")
-    engine = {
-        "tables": load,
-        "macros": [p.name for p in MACRO_FILES],
-        "plan": PLAN_SQL.name,
-        "scenarios": scenarios_sql(BROWSER_SCENARIOS),
-        "scenario_columns": list(SCENARIO_COLUMNS),
-    }
-    return files, engine
+    """What the page's DuckDB runs (browser_sql.engine_files): the rows of the views plan_options.sql reads, the macro
+    files and plan_options.sql as they are, and the statement that makes plan_scenarios from the page's question.
+    Returns (files, index.json's `engine` entry)."""
+    return engine_files(con, f"{API}/plan", BROWSER_TABLES, PLAN_SQL, "plan_scenarios", SCENARIO_COLUMNS)
 
 
 def json_files(browser: dict[str, str], training: pd.DataFrame, index: dict) -> dict:
@@ -238,13 +208,6 @@ def json_files(browser: dict[str, str], training: pd.DataFrame, index: dict) -> 
         )
     files[f"{API}/plan/index.json"] = dumps(index)
     return files
-
-
-def import_map() -> Markup:
-    """The Planner page's import map: each bare name the engine's modules import, to its file under vendor/ at the
-    site's root (one folder up per edition)."""
-    imports = {name: f"../{i18n.root()}vendor/{name}/{path}" for name, path in VENDOR_IMPORTS.items()}
-    return Markup(json.dumps({"imports": imports}))
 
 
 def default_file(options: pd.DataFrame, q: Question) -> str:
