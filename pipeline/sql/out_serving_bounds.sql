@@ -15,12 +15,12 @@ with m as (
     select
         x.*,
         case when s.is_moe then 'moe' else 'dense' end as model_kind,
-        s.layers, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
+        s.layers, s.hidden_size, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
         s.moe_layers, s.num_experts, s.experts_per_token,
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window, s.state_values_per_sequence,
         s.attention_flops_full, s.prefill_attention_flops_full, s.attention_flops_window, s.attention_topk,
         g.name as gpu_name, g.architecture, g.memory_gb, g.usable_memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
-        g.allreduce_us,
+        g.allreduce_us, g.link_gbs,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
         case when x.kv_format = 'bf16' then param('bytes_bf16') else param('bytes_fp8') end as kv_bytes_bound,
@@ -61,8 +61,7 @@ sized as (
             ((usable_gb_per_gpu - param('runtime_overhead_gb')) * gpus_per_replica
                  / (1 + param('runtime_overhead_fraction')) - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_expected,
-                           input_tokens + output_tokens) * replication))))) as u_expected,
-        case when gpus_per_replica > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
+                           input_tokens + output_tokens) * replication))))) as u_expected
     from dated
 ),
 
@@ -80,6 +79,10 @@ read as (
                          replication) as kv_read_gb_expected,
         serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, input_tokens)
             as prefill_read_gb,
+        -- the expectation's tensor-parallel all-reduces: a step's tokens are its decoded ones and the prompt tokens
+        -- computed beside them (input / output per sequence)
+        serve_comm_s(gpus_per_replica, layers, allreduce_us, u_expected * (1 + input_tokens / output_tokens),
+                     hidden_size, link_gbs, model_kind = 'moe') as comm_s,
         -- the expectation's attention compute: per sequence a step (its token at the mean context and its share of
         -- the arriving prompts), and a prompt's prefill (its tokens at half its length on average)
         serve_step_attention_gflop(attention_flops_full, prefill_attention_flops_full, attention_flops_window,

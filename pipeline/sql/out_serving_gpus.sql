@@ -1,6 +1,7 @@
 -- What the serving model needs of each GPU: memory a model may use, peak bandwidth, dense compute at
 -- 16 bits, FP8 and FP4 (NULL without such units: those weights then compute in 16 bits), whether GPUs talk
--- over NVLink/Infinity Fabric, and the latency of one small all-reduce between them (expectation only).
+-- over NVLink/Infinity Fabric, the latency of one small all-reduce between them and their links' bandwidth
+-- (expectation only).
 select
     gpu_id,
     name,
@@ -24,6 +25,9 @@ select
     (select count(*) from core_serving_measurements as m join core_gpus as mg using (gpu_id)
      where mg.architecture = core_gpus.architecture) as serving_figures,
     case when interconnect_gbs is not null then param('allreduce_latency_us_nvlink')
-         else param('allreduce_latency_us_pcie') end as allreduce_us
+         else param('allreduce_latency_us_pcie') end as allreduce_us,
+    -- what one GPU's links carry to the others, GB/s in both directions: NVLink or Infinity Fabric where a source
+    -- gives it, else PCIe (pcie_gbs a direction)
+    coalesce(interconnect_gbs, 2 * param('pcie_gbs')) as link_gbs
 from core_gpus
 where memory_gb is not null and memory_bandwidth_gbs is not null and best_16bit_tflops is not null

@@ -19,6 +19,7 @@ select
     w.native_compute,
     m.name,
     m.layers,
+    m.hidden_size,
     m.attention_heads,
     m.kv_heads,
     m.attention_kind = 'mla' as mla,

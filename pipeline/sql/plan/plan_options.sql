@@ -45,13 +45,13 @@ serve_cases as (
     select
         s.scenario_id, s.model_id, s.workload, s.precision, s.kv_precision, s.context_tokens, s.users,
         s.input_tokens, s.output_tokens, s.tokens, s.tier, s.engine_family, s.min_tokens_per_user, s.max_ttft_s,
-        mo.name as model_name, mo.layers, mo.active_params_b, mo.weights_gb, mo.dense_read_gb, mo.expert_gb,
-        mo.moe_layers, mo.num_experts, mo.experts_per_token, mo.kv_values_per_token_full,
+        mo.name as model_name, mo.layers, mo.hidden_size, mo.active_params_b, mo.weights_gb, mo.dense_read_gb, mo.expert_gb,
+        mo.is_moe, mo.moe_layers, mo.num_experts, mo.experts_per_token, mo.kv_values_per_token_full,
         mo.kv_values_per_token_window, mo.sliding_window, mo.state_values_per_sequence, mo.mla, mo.kv_heads,
         mo.attention_flops_full, mo.prefill_attention_flops_full, mo.attention_flops_window, mo.attention_topk,
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
         m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
-        m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us,
+        m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us, g.link_gbs,
         g.serving_figures,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
@@ -114,7 +114,8 @@ serve_fit as (
                                    sliding_window, attention_topk, input_tokens, output_tokens) as attention_step_gflop,
         serve_prefill_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
                                       attention_topk, input_tokens) as attention_prefill_gflop,
-        case when d > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as comm_s
+        serve_comm_s(d, layers, allreduce_us, u * (1 + input_tokens / output_tokens), hidden_size, link_gbs,
+                     is_moe) as comm_s
     from serve_memory
 ),
 
