@@ -79,7 +79,25 @@ def ingest(con: duckdb.DuckDBPyConnection, sources_dir: Path, kind_name: str) ->
             con.execute(f"insert into {table} select * from _raw")
         finally:
             con.unregister("_raw")
+    if kind_name == "prices":  # the price files' folders: one per provider, described by its provider.yml
+        problems = problems + load_providers(con, sources_dir)
     return row_count(con, table), problems
+
+
+PROVIDER_COLUMNS = ("provider", "name", "market", "currency", "terms", "colour", "fetcher", "file")
+
+
+def load_providers(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> list[Problem]:
+    """core_providers: one row per provider folder of sources/prices/, as its provider.yml says (written by the
+    price files' asset, so a price refresh re-reads it). Returns the problems of the provider.yml files."""
+    from .sources import read_providers
+
+    found, problems = read_providers(sources_dir)
+    con.execute(f"create or replace table core_providers ({', '.join(f'{c} varchar' for c in PROVIDER_COLUMNS)})")
+    rows = [[r[c] for c in PROVIDER_COLUMNS] for _, r in sorted(found.items())]
+    if rows:
+        con.executemany(f"insert into core_providers values ({', '.join('?' * len(PROVIDER_COLUMNS))})", rows)
+    return problems
 
 
 def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int, list[Problem]]:
@@ -213,8 +231,9 @@ def load_parameters(
 
 
 def asset_of(table: str) -> str:
-    """The asset that writes a table: the parameters step writes core_ranking_weights beside core_parameters."""
-    return "core_parameters" if table == "core_ranking_weights" else table
+    """The asset that writes a table: the parameters step writes core_ranking_weights beside core_parameters, the
+    price files' step core_providers beside raw_prices."""
+    return {"core_ranking_weights": "core_parameters", "core_providers": "raw_prices"}.get(table, table)
 
 
 MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"))
@@ -231,7 +250,11 @@ def define_macros(con: duckdb.DuckDBPyConnection) -> None:
 def sql_tables() -> dict[str, set[str]]:
     """Every derived table defined by a pipeline/sql/<table>.sql file, with the tables it reads."""
     stems = [p.stem for p in sorted(SQL_DIR.glob("*.sql")) if p.stem != "views"]
-    known = set(stems) | {f"raw_{k}" for k in KINDS} | {"core_sources", "core_parameters", "core_ranking_weights"}
+    known = (
+        set(stems)
+        | {f"raw_{k}" for k in KINDS}
+        | {"core_sources", "core_parameters", "core_ranking_weights", "core_providers"}
+    )
 
     def code(name: str) -> str:  # comments may name other tables; only the query counts
         return re.sub(r"--[^\n]*", "", sql_text(name))
