@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from .sources import KINDS
+from .sourcefiles import KINDS
 
 # a fetched snapshot has the columns every price file must have (declared once, in the prices schema)
 PRICE_COLUMNS = list(KINDS["prices"].columns)
@@ -126,7 +126,7 @@ def providers(sources: Path | None = None) -> dict[str, tuple]:
     import importlib
 
     from .config import paths
-    from .sources import read_providers
+    from .sourcefiles import read_providers
 
     found = {}
     for provider, record in sorted(read_providers(sources or paths().sources)[0].items()):
@@ -143,7 +143,7 @@ def providers(sources: Path | None = None) -> dict[str, tuple]:
 def snapshot_regions(sources: Path, provider: str) -> list[str]:
     """The regions of the provider's latest snapshot: a new fetch asks for the same ones by default, so
     What changed compares like with like. Empty when there is no snapshot or it names no region."""
-    from .sources import latest_price_snapshot
+    from .sourcefiles import latest_price_snapshot
 
     latest = latest_price_snapshot(sources, provider)
     if latest is None:
@@ -157,7 +157,7 @@ def may_collect(sources: Path, provider: str) -> dict:
     """The terms recorded for the provider, when they let a program collect its prices; FetchError, naming the
     terms and the clause, when they forbid it (checked before any request). The terms are those of sources/terms.yml
     that the provider's provider.yml names."""
-    from .sources import PROVIDER_FILE, TERMS_FILE, collection_refusal, load_terms, read_providers
+    from .sourcefiles import PROVIDER_FILE, TERMS_FILE, collection_refusal, load_terms, read_providers
 
     registry, _ = load_terms(sources)
     record = read_providers(sources)[0].get(provider)
@@ -268,7 +268,7 @@ def _write_files(snapshot: Snapshot, folder: Path, on: dt.date, sources: Path) -
     }
     if snapshot.notes:
         sidecar["notes"] = snapshot.notes
-    from .sources import read_providers
+    from .sourcefiles import read_providers
 
     # the provider's terms, kept once in sources/terms.yml under the key its provider.yml names
     sidecar["terms"] = read_providers(sources)[0][snapshot.provider]["terms"]

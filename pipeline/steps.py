@@ -13,7 +13,7 @@ from . import assumptions, schemas
 from .config import PARAMETERS_FILE, PACKAGE, SQL_DIR
 from .db import _ident, create_table_from_frame, create_table_from_sql, row_count, sql_text
 from .errors import Problem
-from .sources import KINDS, PROVENANCE_COLUMNS, read_kind, source_rows
+from .sourcefiles import KINDS, PROVENANCE_COLUMNS, read_kind, source_rows
 
 RANKING_FILE = PACKAGE / "ranking.yml"
 TABLE_REF = re.compile(r"\b((?:raw|core|out)_[a-z0-9_]+)\b")
@@ -90,7 +90,7 @@ PROVIDER_COLUMNS = ("provider", "name", "market", "currency", "terms", "colour",
 def load_providers(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> list[Problem]:
     """core_providers: one row per provider folder of sources/prices/, as its provider.yml says (written by the
     price files' asset, so a price refresh re-reads it). Returns the problems of the provider.yml files."""
-    from .sources import read_providers
+    from .sourcefiles import read_providers
 
     found, problems = read_providers(sources_dir)
     con.execute(f"create or replace table core_providers ({', '.join(f'{c} varchar' for c in PROVIDER_COLUMNS)})")
@@ -102,7 +102,7 @@ def load_providers(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> list[Pr
 
 def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int, list[Problem]]:
     """core_sources: one row per snapshot file and per document its sidecar lists."""
-    from .sources import discover, load_terms, read_sidecar
+    from .sourcefiles import discover, load_terms, read_sidecar
 
     records, problems = [], list(load_terms(sources_dir)[1])
     for kind in KINDS.values():

@@ -8,7 +8,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipeline import steps
 from pipeline.errors import SourceError
-from pipeline.sources import KINDS
+from pipeline.sourcefiles import KINDS
 
 from .resources import AtlasPaths
 

@@ -38,7 +38,7 @@ CATALOGUE = "catalogs/v8"
 def clouds(sources: Path | None = None) -> dict[str, tuple[str, str, bool, str | None]]:
     """The providers this catalogue serves, from their provider.yml (the sources folder's, by default)."""
     from pipeline.config import paths as source_paths
-    from pipeline.sources import read_providers
+    from pipeline.sourcefiles import read_providers
 
     found = read_providers(sources or source_paths().sources)[0]
     return {

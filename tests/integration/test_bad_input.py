@@ -12,7 +12,7 @@ import pytest
 
 from pipeline.bench import add_price_snapshot
 from pipeline.run import materialize
-from pipeline.sources import build_date, write_checksums
+from pipeline.sourcefiles import build_date, write_checksums
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.config import ROOT
 from pipeline.contract import VIEWS, column_doc
-from pipeline.sources import check_all
+from pipeline.sourcefiles import check_all
 
 pytestmark = pytest.mark.integration
 

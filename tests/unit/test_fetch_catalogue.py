@@ -15,7 +15,7 @@ import yaml
 
 from pipeline import fetch
 from pipeline.providers import skypilot
-from pipeline.sources import KINDS, read_kind
+from pipeline.sourcefiles import KINDS, read_kind
 from tests.conftest import recorded_terms
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "skypilot"

@@ -146,7 +146,7 @@ def test_alias_to_unknown_gpu_is_rejected():
 
 
 def test_model_shape_rules():
-    from pipeline.sources import KINDS
+    from pipeline.sourcefiles import KINDS
 
     columns = KINDS["models"].columns + KINDS["models"].optional
     base = dict.fromkeys(columns)
@@ -208,7 +208,7 @@ def test_model_shape_rules():
 
 
 def test_a_price_sidecar_states_an_upper_date_only_when_undated_and_leaves_the_market_to_its_provider():
-    from pipeline.sources import price_sidecar_facts
+    from pipeline.sourcefiles import price_sidecar_facts
 
     base = {"kind": "provider_page", "scope": "full", "price_basis": "whole_instance"}
     facts, problems = price_sidecar_facts(
@@ -232,7 +232,7 @@ def test_every_file_column_is_declared_once_in_its_schema_and_documented():
     from pathlib import Path
 
     from pipeline.schemas import RAW_SCHEMAS
-    from pipeline.sources import KINDS
+    from pipeline.sourcefiles import KINDS
 
     readme = (Path(__file__).parents[2] / "sources" / "README.md").read_text(encoding="utf-8")
     assert set(KINDS) == set(RAW_SCHEMAS)
