@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from .errors import Problem, SourceError
-from .sources.files import load_yaml
+from .sourcefiles.files import load_yaml
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ def add_price_snapshot(sources: Path, day: str | None = None, provider: str = "l
     (a price move), read on that day. The benchmark's refresh and the refresh tests use the same scenario."""
     import shutil
 
-    from .sources import build_date, latest_price_snapshot, write_checksums
+    from .sourcefiles import build_date, latest_price_snapshot, write_checksums
 
     day = day or build_date().isoformat()
 

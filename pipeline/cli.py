@@ -77,7 +77,7 @@ def refresh_prices() -> None:
 @app.command("check-sources")
 def check_sources() -> None:
     """Check every sidecar, checksum and header under sources/."""
-    from .sources import check_all
+    from .sourcefiles import check_all
 
     problems = check_all(paths().sources)
     for p in problems:
@@ -90,7 +90,7 @@ def check_sources() -> None:
 @app.command()
 def checksums(write: bool = typer.Option(False, "--write", help="update sidecar checksums in place")) -> None:
     """Show (or with --write, update) sidecars whose checksum no longer matches their data file."""
-    from .sources import write_checksums
+    from .sourcefiles import write_checksums
 
     if not write:
         typer.echo("pass --write to update the checksum of every sidecar whose data file changed")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .sources.files import DuplicateKeyError, load_yaml
+from .sourcefiles.files import DuplicateKeyError, load_yaml
 
 CONTRACT_FILE = Path(__file__).with_name("contract.yml")
 __all__ = ["DuplicateKeyError", "load_contract"]

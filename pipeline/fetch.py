@@ -1,7 +1,8 @@
 """Fetch a price snapshot from a public, account-free price API and write it as a dated source.
 
-Each price API is a module of `pipeline/providers/`; this module holds what they share: the snapshot, the
-retrying HTTP reads, the terms check and the writing of a dated snapshot with its sidecar.
+Each price API is a module of `pipeline/providers/`, named by the `fetcher` of a provider's
+`sources/prices/<provider>/provider.yml`; this module holds what they share: the snapshot, the retrying HTTP reads,
+the terms check and the writing of a dated snapshot with its sidecar.
 
 Network is used only here, only when a user runs `gpu-atlas fetch-prices`. Tests replay recorded
 responses through an httpx mock transport.
@@ -19,7 +20,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from .sources import KINDS
+from .sourcefiles import KINDS
 
 # a fetched snapshot has the columns every price file must have (declared once, in the prices schema)
 PRICE_COLUMNS = list(KINDS["prices"].columns)
@@ -116,31 +117,33 @@ def _stream_lines(client: httpx.Client, url: str, consume, retries: int = 3, bac
     return _with_retries(url, call, retries, backoff)
 
 
-def providers() -> dict[str, tuple]:
-    """Every fetcher of pipeline/providers/ by provider id, as (fetch, API root). A module for one price API
-    defines PROVIDER, API_ROOT and fetch(region=..., transport=..., timeout=...) -> Snapshot; a module that
-    reads a catalogue of many providers defines FETCHERS and API_ROOTS keyed by provider id. Adding a provider
-    adds a module there (or an entry to a catalogue's list), nothing here. A provider's own API comes first:
-    a catalogue's copy is used only for providers no API module serves."""
+def providers(sources: Path | None = None) -> dict[str, tuple]:
+    """Every provider whose provider.yml (sources/prices/<provider>/provider.yml) names a fetcher, by provider id,
+    as (fetch, API root). The fetcher is a module of pipeline/providers/: one for one price API defines API_ROOT
+    and fetch(region=..., transport=..., timeout=...) -> Snapshot; one that reads a catalogue of many providers
+    defines FETCHERS and API_ROOTS keyed by provider id (built from the provider.yml files that name it). Adding a
+    provider adds its folder, nothing here. A provider.yml with a problem is left out (the build names it)."""
     import importlib
-    import pkgutil
 
-    from pipeline import providers as package
+    from .config import paths
+    from .sourcefiles import read_providers
 
-    own, copied = {}, {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        if hasattr(module, "PROVIDER") and hasattr(module, "fetch"):
-            own[module.PROVIDER] = (module.fetch, module.API_ROOT)
-        for provider, fetcher in getattr(module, "FETCHERS", {}).items():
-            copied.setdefault(provider, (fetcher, module.API_ROOTS[provider]))
-    return own | {provider: entry for provider, entry in copied.items() if provider not in own}
+    found = {}
+    for provider, record in sorted(read_providers(sources or paths().sources)[0].items()):
+        if not record["fetcher"]:
+            continue
+        module = importlib.import_module(f"pipeline.providers.{record['fetcher']}")
+        if provider in getattr(module, "FETCHERS", {}):
+            found[provider] = (module.FETCHERS[provider], module.API_ROOTS[provider])
+        elif hasattr(module, "fetch") and getattr(module, "PROVIDER", provider) == provider:
+            found[provider] = (module.fetch, module.API_ROOT)
+    return found
 
 
 def snapshot_regions(sources: Path, provider: str) -> list[str]:
     """The regions of the provider's latest snapshot: a new fetch asks for the same ones by default, so
     What changed compares like with like. Empty when there is no snapshot or it names no region."""
-    from .sources import latest_price_snapshot
+    from .sourcefiles import latest_price_snapshot
 
     latest = latest_price_snapshot(sources, provider)
     if latest is None:
@@ -152,32 +155,24 @@ def snapshot_regions(sources: Path, provider: str) -> list[str]:
 
 def may_collect(sources: Path, provider: str) -> dict:
     """The terms recorded for the provider, when they let a program collect its prices; FetchError, naming the
-    terms and the clause, when they forbid it (checked before any request). The terms are those kept under the
-    provider's id in sources/terms.yml, else those of its newest snapshot's sidecar."""
-    from .sources import TERMS_FILE, collection_refusal, latest_price_snapshot, load_terms, load_yaml
+    terms and the clause, when they forbid it (checked before any request). The terms are those of sources/terms.yml
+    that the provider's provider.yml names."""
+    from .sourcefiles import PROVIDER_FILE, TERMS_FILE, collection_refusal, load_terms, read_providers
 
     registry, _ = load_terms(sources)
-    if provider in registry:
-        terms, recorded_in = dict(registry[provider]), f"{sources.name}/{TERMS_FILE} ({provider})"
-    else:
-        latest = latest_price_snapshot(sources, provider)
-        side = latest / "prices.source.yml" if latest is not None else None
-        meta = {}
-        if side is not None and side.is_file():
-            meta = load_yaml(side.read_text(encoding="utf-8")) or {}
-        terms, recorded_in = meta.get("terms") or {}, str(side.relative_to(sources.parent)) if side else ""
-        if isinstance(terms, str):  # a key of sources/terms.yml
-            terms = dict(registry.get(terms) or {})
-        if not terms:
-            raise FetchError(
-                f"{provider}: no terms of use recorded: read the provider's terms and record them in "
-                f"{sources.name}/{TERMS_FILE} under '{provider}' (url, read_on, automated_collection, "
-                "republication, summary) before a program collects its prices"
-            )
-    refusal = collection_refusal(provider, terms, recorded_in)
+    record = read_providers(sources)[0].get(provider)
+    key = record["terms"] if record else provider
+    if record is None or key not in registry:
+        raise FetchError(
+            f"{provider}: no terms of use recorded: read the provider's terms and record them in "
+            f"{sources.name}/{TERMS_FILE} under '{key}' (url, read_on, automated_collection, republication, "
+            f"summary), named by its {sources.name}/prices/{provider}/{PROVIDER_FILE}, before a program collects its "
+            "prices"
+        )
+    refusal = collection_refusal(provider, dict(registry[key]), f"{sources.name}/{TERMS_FILE} ({key})")
     if refusal:
         raise FetchError(refusal)
-    return terms
+    return dict(registry[key])
 
 
 def refusals(sources: Path) -> dict[str, str]:
@@ -226,7 +221,7 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
     import tempfile
 
     on = on or dt.date.today()
-    terms = may_collect(sources, snapshot.provider)
+    may_collect(sources, snapshot.provider)
     folder = sources / "prices" / snapshot.provider / on.isoformat()
     target = folder / "prices.csv"
     if target.exists() and not force:
@@ -234,7 +229,7 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{on.isoformat()}-", dir=folder.parent))
     try:
-        _write_files(snapshot, staging, on, terms, sources)
+        _write_files(snapshot, staging, on, sources)
         if folder.exists():  # --force: today's snapshot is replaced as a whole
             shutil.rmtree(folder)
         os.replace(staging, folder)
@@ -244,7 +239,7 @@ def write_snapshot(snapshot: Snapshot, sources: Path, on: dt.date | None = None,
     return target
 
 
-def _write_files(snapshot: Snapshot, folder: Path, on: dt.date, terms: dict, sources: Path) -> None:
+def _write_files(snapshot: Snapshot, folder: Path, on: dt.date, sources: Path) -> None:
     target = folder / "prices.csv"
     columns = PRICE_COLUMNS + [c for c in ("sample_size",) if any(c in row for row in snapshot.rows)]
     with target.open("w", newline="", encoding="utf-8") as fh:
@@ -273,12 +268,10 @@ def _write_files(snapshot: Snapshot, folder: Path, on: dt.date, terms: dict, sou
     }
     if snapshot.notes:
         sidecar["notes"] = snapshot.notes
-    from .sources import load_terms
+    from .sourcefiles import read_providers
 
-    if snapshot.provider in load_terms(sources)[0]:
-        sidecar["terms"] = snapshot.provider  # the provider's terms, kept once in sources/terms.yml
-    elif terms:
-        sidecar["terms"] = terms
+    # the provider's terms, kept once in sources/terms.yml under the key its provider.yml names
+    sidecar["terms"] = read_providers(sources)[0][snapshot.provider]["terms"]
     (folder / "prices.source.yml").write_text(
         yaml.safe_dump(sidecar, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8"
     )
@@ -326,7 +319,8 @@ def refresh_all(sources: Path, force: bool = False, **kwargs) -> list[Outcome]:
     return outcomes
 
 
-# by provider id: the fetch function and the API it reads (the provider modules import this module's names above,
-# which exist by now)
-FETCHERS = {provider: fetcher for provider, (fetcher, _) in providers().items()}
-API_ROOTS = {provider: root for provider, (_, root) in providers().items()}
+# by provider id: the fetch function and the API it reads, as the providers' provider.yml files name them (the
+# provider modules import this module's names above, which exist by now)
+_FOUND = providers()
+FETCHERS = {provider: fetcher for provider, (fetcher, _) in _FOUND.items()}
+API_ROOTS = {provider: root for provider, (_, root) in _FOUND.items()}

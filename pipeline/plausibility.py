@@ -23,7 +23,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import Problem
-from .sources import read_sidecar
+from .sourcefiles import read_sidecar
 
 RATIO = 5.0
 RATIO_ONE_PEER = 10.0

@@ -13,7 +13,7 @@ from . import assumptions, schemas
 from .config import PARAMETERS_FILE, PACKAGE, SQL_DIR
 from .db import _ident, create_table_from_frame, create_table_from_sql, row_count, sql_text
 from .errors import Problem
-from .sources import KINDS, PROVENANCE_COLUMNS, read_kind, source_rows
+from .sourcefiles import KINDS, PROVENANCE_COLUMNS, read_kind, source_rows
 
 RANKING_FILE = PACKAGE / "ranking.yml"
 TABLE_REF = re.compile(r"\b((?:raw|core|out)_[a-z0-9_]+)\b")
@@ -79,12 +79,30 @@ def ingest(con: duckdb.DuckDBPyConnection, sources_dir: Path, kind_name: str) ->
             con.execute(f"insert into {table} select * from _raw")
         finally:
             con.unregister("_raw")
+    if kind_name == "prices":  # the price files' folders: one per provider, described by its provider.yml
+        problems = problems + load_providers(con, sources_dir)
     return row_count(con, table), problems
+
+
+PROVIDER_COLUMNS = ("provider", "name", "market", "currency", "terms", "colour", "fetcher", "file")
+
+
+def load_providers(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> list[Problem]:
+    """core_providers: one row per provider folder of sources/prices/, as its provider.yml says (written by the
+    price files' asset, so a price refresh re-reads it). Returns the problems of the provider.yml files."""
+    from .sourcefiles import read_providers
+
+    found, problems = read_providers(sources_dir)
+    con.execute(f"create or replace table core_providers ({', '.join(f'{c} varchar' for c in PROVIDER_COLUMNS)})")
+    rows = [[r[c] for c in PROVIDER_COLUMNS] for _, r in sorted(found.items())]
+    if rows:
+        con.executemany(f"insert into core_providers values ({', '.join('?' * len(PROVIDER_COLUMNS))})", rows)
+    return problems
 
 
 def load_sources(con: duckdb.DuckDBPyConnection, sources_dir: Path) -> tuple[int, list[Problem]]:
     """core_sources: one row per snapshot file and per document its sidecar lists."""
-    from .sources import discover, load_terms, read_sidecar
+    from .sourcefiles import discover, load_terms, read_sidecar
 
     records, problems = [], list(load_terms(sources_dir)[1])
     for kind in KINDS.values():
@@ -213,8 +231,9 @@ def load_parameters(
 
 
 def asset_of(table: str) -> str:
-    """The asset that writes a table: the parameters step writes core_ranking_weights beside core_parameters."""
-    return "core_parameters" if table == "core_ranking_weights" else table
+    """The asset that writes a table: the parameters step writes core_ranking_weights beside core_parameters, the
+    price files' step core_providers beside raw_prices."""
+    return {"core_ranking_weights": "core_parameters", "core_providers": "raw_prices"}.get(table, table)
 
 
 # params.sql first (every other file's macros call param()), then the rest by name
@@ -232,7 +251,11 @@ def define_macros(con: duckdb.DuckDBPyConnection) -> None:
 def sql_tables() -> dict[str, set[str]]:
     """Every derived table defined by a pipeline/sql/<table>.sql file, with the tables it reads."""
     stems = [p.stem for p in sorted(SQL_DIR.glob("*.sql")) if p.stem != "views"]
-    known = set(stems) | {f"raw_{k}" for k in KINDS} | {"core_sources", "core_parameters", "core_ranking_weights"}
+    known = (
+        set(stems)
+        | {f"raw_{k}" for k in KINDS}
+        | {"core_sources", "core_parameters", "core_ranking_weights", "core_providers"}
+    )
 
     def code(name: str) -> str:  # comments may name other tables; only the query counts
         return re.sub(r"--[^\n]*", "", sql_text(name))

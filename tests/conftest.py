@@ -43,8 +43,9 @@ def write_source(
 
 
 def recorded_terms(root: Path, allow: tuple[str, ...] = ()) -> Path:
-    """The real sources/terms.yml copied under root (a fetcher writes only for providers whose terms are
-    recorded); providers in `allow` get terms that let a program collect (a test of parsing, not of terms)."""
+    """The real sources/terms.yml and every provider's provider.yml (which names its terms) copied under root (a
+    fetcher writes only for providers whose terms are recorded); providers in `allow` get terms that let a program
+    collect (a test of parsing, not of terms)."""
     import yaml
 
     registry = yaml.safe_load((ROOT / "sources" / "terms.yml").read_text(encoding="utf-8"))
@@ -52,6 +53,9 @@ def recorded_terms(root: Path, allow: tuple[str, ...] = ()) -> Path:
         registry[provider] = {**registry[provider], "automated_collection": "allowed"}
     root.mkdir(parents=True, exist_ok=True)
     (root / "terms.yml").write_text(yaml.safe_dump(registry, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    for described in (ROOT / "sources" / "prices").glob("*/provider.yml"):
+        (root / "prices" / described.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(described, root / "prices" / described.parent.name / "provider.yml")
     return root
 
 

@@ -8,7 +8,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipeline import steps
 from pipeline.errors import SourceError
-from pipeline.sources import KINDS
+from pipeline.sourcefiles import KINDS
 
 from .resources import AtlasPaths
 
@@ -29,7 +29,8 @@ def raw_asset(kind_name: str) -> tuple[dg.AssetsDefinition, dg.AssetChecksDefini
         group_name="ingest",
         kinds={"duckdb", "csv"},
         deps=UPSTREAM.get(kind_name, []),
-        description=f"Files sources/{kind.pattern}, read as text with their file, line and source id.",
+        description=f"Files sources/{kind.pattern}, read as text with their file, line and source id."
+        + (" Beside them, core_providers: each provider folder's provider.yml." if kind_name == "prices" else ""),
     )
     def _asset(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.MaterializeResult:
         with database.get_connection() as con:

@@ -16,6 +16,7 @@ import datetime as dt
 import functools
 import os
 import re
+from pathlib import Path
 
 import httpx
 
@@ -27,23 +28,27 @@ RAW_FILE = f"https://raw.githubusercontent.com/{REPOSITORY}/{{sha}}/{{path}}"
 BLOB_PAGE = f"https://github.com/{REPOSITORY}/blob/{{sha}}/{{path}}"
 
 # provider id in sources/: (the cloud's folder in the catalogue, the provider's name, whether each row is one host's
-# listing on a marketplace, the older file read only when catalogs/v8/ has none). A marketplace listing is kept as
-# statistic `minimum` (that host's price, never a list price: the picks leave it out unless a sample size says how
-# many listings it is the minimum of). The five clouds whose older file is a v6 one have no v7 file either.
+# listing on a marketplace, the older file read only when catalogs/v8/ has none), as the `catalogue:` of each
+# provider.yml naming `fetcher: skypilot` says. A marketplace listing is kept as statistic `minimum` (that host's
+# price, never a list price: the picks leave it out unless a sample size says how many listings it is the minimum of).
+# The clouds whose older file is a v6 one have no v7 file either.
 CATALOGUE = "catalogs/v8"
-CLOUDS = {
-    "cudo": ("cudo", "Cudo Compute", False, "catalogs/v7/cudo/vms.csv"),
-    "digitalocean": ("do", "DigitalOcean", False, "catalogs/v6/do/vms.csv"),
-    "fluidstack": ("fluidstack", "FluidStack", False, "catalogs/v6/fluidstack/vms.csv"),
-    "hyperbolic": ("hyperbolic", "Hyperbolic", True, "catalogs/v7/hyperbolic/vms.csv"),
-    "lambda": ("lambda", "Lambda", False, "catalogs/v7/lambda/vms.csv"),
-    "mithril": ("mithril", "Mithril", False, "catalogs/v7/mithril/vms.csv"),
-    "nebius": ("nebius", "Nebius", False, "catalogs/v7/nebius/vms.csv"),
-    "ovhcloud": ("ovhcloud", "OVHcloud", False, "catalogs/v6/ovhcloud/vms.csv"),
-    "paperspace": ("paperspace", "Paperspace", False, "catalogs/v6/paperspace/vms.csv"),
-    "scaleway": ("scaleway", "Scaleway", False, "catalogs/v6/scaleway/vms.csv"),
-    "seeweb": ("seeweb", "Seeweb", False, "catalogs/v7/seeweb/vms.csv"),
-}
+
+
+def clouds(sources: Path | None = None) -> dict[str, tuple[str, str, bool, str | None]]:
+    """The providers this catalogue serves, from their provider.yml (the sources folder's, by default)."""
+    from pipeline.config import paths as source_paths
+    from pipeline.sourcefiles import read_providers
+
+    found = read_providers(sources or source_paths().sources)[0]
+    return {
+        provider: (c["cloud"], record["name"], c["marketplace"], c["older_file"])
+        for provider, record in sorted(found.items())
+        if record["fetcher"] == "skypilot" and (c := record["catalogue"])
+    }
+
+
+CLOUDS = clouds()
 
 
 def paths(provider: str) -> tuple[str, ...]:

@@ -16,71 +16,13 @@ from .labels import gpu_name
 
 WIDTH = "container"
 
-# One colour per provider on every chart of the site, whatever providers a chart shows. 26 colours that stay
-# apart (Kelly's 22 colours of maximum contrast without white and black, plus four darker tones); a provider
-# not listed takes the palette's colours in order after the listed ones.
-PALETTE = [
-    "#875692",
-    "#f38400",
-    "#a1caf1",
-    "#be0032",
-    "#c2b280",
-    "#848482",
-    "#008856",
-    "#e68fac",
-    "#0067a5",
-    "#f99379",
-    "#604e97",
-    "#f6a600",
-    "#b3446c",
-    "#dcd300",
-    "#882d17",
-    "#8db600",
-    "#654522",
-    "#e25822",
-    "#2b3d26",
-    "#1f77b4",
-    "#17becf",
-    "#7f7f7f",
-    "#393b79",
-    "#637939",
-    "#8c6d31",
-    "#843c39",
-]
-KNOWN_PROVIDERS = [
-    "aws",
-    "azure",
-    "gcp",
-    "oracle",
-    "coreweave",
-    "lambda",
-    "runpod",
-    "vastai",
-    "nebius",
-    "hyperstack",
-    "paperspace",
-    "jarvislabs",
-    "tensordock",
-    "digitalocean",
-    "crusoe",
-    "fluidstack",
-    "together",
-    "vultr",
-    "scaleway",
-    "ovhcloud",
-    "datacrunch",
-    "genesiscloud",
-    "modal",
-    "ibm",
-]
 
-
-def provider_scale(providers) -> alt.Scale:
-    """The fixed provider colours, for the providers a chart shows."""
-    listed = list(KNOWN_PROVIDERS) + sorted(set(providers) - set(KNOWN_PROVIDERS))
-    colours = {p: PALETTE[i % len(PALETTE)] for i, p in enumerate(listed)}
-    shown = sorted(set(providers))
-    return alt.Scale(domain=shown, range=[colours[p] for p in shown])
+def provider_scale(data: pd.DataFrame) -> alt.Scale:
+    """The colours of the providers a chart shows, as the data gives them: each row's `provider_colour` (the
+    `colour` of the `providers` view, from the provider's provider.yml), so a provider has one colour on every
+    chart of the site."""
+    pairs = data[["provider", "provider_colour"]].drop_duplicates("provider").sort_values("provider")
+    return alt.Scale(domain=list(pairs["provider"]), range=list(pairs["provider_colour"]))
 
 
 # per edition, the dates of a chart: month names, and the tooltip's dates written as the pages write them
@@ -257,9 +199,8 @@ def ranking_components(rankings: pd.DataFrame, weights: pd.DataFrame, workload: 
 
 
 def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
-    data = costs[(costs["precision"] == precision) & (costs["pricing_tier"] == "on-demand")][
-        ["name", "provider", "offering", "usd_per_gpu_hour", "usd_per_tflop_hour"]
-    ]
+    shown = costs[(costs["precision"] == precision) & (costs["pricing_tier"] == "on-demand")]
+    data = shown[["name", "provider", "offering", "usd_per_gpu_hour", "usd_per_tflop_hour"]]
     axis_title = _("$ per dense %(precision)s TFLOP-hour") % {"precision": precision.upper()}
     title = _("On-demand cost per dense %(precision)s TFLOP-hour") % {"precision": precision.upper()}
     chart = (
@@ -273,7 +214,7 @@ def cost_per_tflop(costs: pd.DataFrame, precision: str) -> dict:
                 axis=alt.Axis(labelOverlap="greedy", format="$~g", orient="top"),
             ),
             y=alt.Y("name:N", sort=alt.EncodingSortField(field="usd_per_tflop_hour", op="min"), title=None),
-            color=alt.Color("provider:N", title=_("Provider"), scale=provider_scale(data["provider"])),
+            color=alt.Color("provider:N", title=_("Provider"), scale=provider_scale(shown)),
             tooltip=[
                 alt.Tooltip("name:N", title=_("GPU")),
                 _tip("provider:N"),

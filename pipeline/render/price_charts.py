@@ -1,5 +1,6 @@
 """The price-history charts (a GPU page's, and the Prices page's with a GPU picker): one line per offer, coloured
-by provider as on every chart (charts.py), each point saying the offer and its dated price."""
+by provider as on every chart (each row's provider_colour, see charts.provider_scale), each point saying the offer
+and its dated price."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import altair as alt
 import pandas as pd
 
 from . import i18n
-from .charts import KNOWN_PROVIDERS, WIDTH, _spec, _tip, provider_scale
+from .charts import WIDTH, _spec, _tip, provider_scale
 from .i18n import _
 
 OFFER = ["provider", "offering", "pricing_tier", "statistic", "region"]
@@ -76,7 +77,7 @@ def _price_history_spec(locale: str) -> dict:
     """The price-history chart, validated once; each page fills in its own data and title. One line per offer
     (provider, tier, statistic, region, offering); colour is the provider and the point's shape the tier, so
     the legend stays readable however many offers a GPU has."""
-    base = alt.Chart(alt.Data(values=[])).encode(**_encoding(provider_scale(KNOWN_PROVIDERS)))
+    base = alt.Chart(alt.Data(values=[])).encode(**_encoding(alt.Scale(domain=[], range=[])))
     return _spec(_lines(base).properties(width=WIDTH, height=260, title=""))
 
 
@@ -86,7 +87,7 @@ def price_history(history: pd.DataFrame, title: str) -> dict:
     data = lines[["series", *OFFER, "observed_on", "usd_per_gpu_hour"]]
     spec = copy.deepcopy(_price_history_template())
     spec["data"] = {"values": data.to_dict(orient="records")}
-    scale = provider_scale(data["provider"]).to_dict(validate=False)  # checked with the page's charts (_spec)
+    scale = provider_scale(lines).to_dict(validate=False)  # checked with the page's charts (_spec)
     for layer in spec.get("layer", [spec]):  # the colours of the providers this chart shows
         if "color" in layer.get("encoding", {}):
             layer["encoding"]["color"]["scale"] = scale
@@ -96,9 +97,10 @@ def price_history(history: pd.DataFrame, title: str) -> dict:
 
 def price_history_picker(history: pd.DataFrame, title: str) -> dict:
     """Price history of one GPU at a time, chosen in a picker above the chart."""
-    data = offer_lines(history)[["name", "series", *OFFER, "observed_on", "usd_per_gpu_hour"]]
+    lines = offer_lines(history)
+    data = lines[["name", "series", *OFFER, "observed_on", "usd_per_gpu_hour"]]
     names = sorted(data["name"].unique())
     busiest = data.groupby("name")["series"].nunique().idxmax()
     gpu = alt.param(name="gpu", value=busiest, bind=alt.binding_select(options=names, name="GPU "))
-    base = alt.Chart(data).transform_filter("datum.name == gpu").encode(**_encoding(provider_scale(data["provider"])))
+    base = alt.Chart(data).transform_filter("datum.name == gpu").encode(**_encoding(provider_scale(lines)))
     return _spec(_lines(base).add_params(gpu).properties(width=WIDTH, height=260, title=title))

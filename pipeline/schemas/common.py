@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pandera.pandas as pa
 
+from ..sourcefiles.kinds import CURRENCIES as _CURRENCIES
+
 
 PRECISIONS = ["fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4"]
 
@@ -74,7 +76,7 @@ def file_columns(schema: pa.DataFrameSchema) -> tuple[tuple[str, ...], tuple[str
     )
 
 
-CURRENCIES = ["USD", "CNY", "EUR", "GBP"]
+CURRENCIES = list(_CURRENCIES)  # the currencies a price may be printed in (sourcefiles.kinds)
 
 
 def _opt(df: pd.DataFrame, name: str) -> pd.Series:

@@ -76,7 +76,7 @@ def prices_schema() -> pa.DataFrameSchema:
                     # who sells the machine: the provider itself (default) or a third-party host on the provider's
                     # marketplace (RunPod Community Cloud): a host's offer is a marketplace offer, never a list price
                     ("seller", object, [_opt_isin(["provider", "host"])], "optional"),
-                    # from the sidecar (sources.KINDS["prices"].sidecar_columns), checked against the rows
+                    # from the sidecar (sourcefiles.KINDS["prices"].sidecar_columns), checked against the rows
                     ("price_basis", object, [], "sidecar"),
                     ("scope_regions", object, [], "sidecar"),
                     ("scope_tiers", object, [], "sidecar"),

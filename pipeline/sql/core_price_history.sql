@@ -29,11 +29,13 @@ with prices as (
         min_commitment,
         observed_date_known = 'true' as observed_date_known,
         cast(observed_no_later_than as date) as observed_no_later_than,
-        coalesce(market, 'global') as market,
+        -- who can buy: the provider's market, as its provider.yml says
+        v.market,
         source_id,
         source_file,
         cast(source_row as integer) as source_row
     from raw_prices
+    left join (select provider, market from core_providers) as v on v.provider = raw_prices.collection
 ),
 
 rates as (

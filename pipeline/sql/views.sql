@@ -2,6 +2,7 @@
 create or replace view gpus as select * exclude (identity_source_id, best_16bit_tflops, has_derived_dense), identity_source_id as source_id, has_derived_dense from core_gpus;
 create or replace view spec_claims as select * from core_spec_claims;
 create or replace view sources as select * from core_sources;
+create or replace view providers as select * exclude (file) from core_providers;
 create or replace view price_history as select * exclude (source_file, source_row) from core_price_history;
 create or replace view price_offers as
 select * exclude (source_file, source_row, stale), current_date - coalesce(observed_no_later_than, observed_on) as age_days,

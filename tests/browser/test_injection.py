@@ -13,7 +13,7 @@ import pytest
 from browsing import serving
 import yaml
 
-from pipeline.sources import KINDS, discover, sidecar_path, write_checksums
+from pipeline.sourcefiles import KINDS, discover, sidecar_path, write_checksums
 
 pytestmark = pytest.mark.browser
 

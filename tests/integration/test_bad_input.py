@@ -12,7 +12,7 @@ import pytest
 
 from pipeline.bench import add_price_snapshot
 from pipeline.run import materialize
-from pipeline.sources import build_date, write_checksums
+from pipeline.sourcefiles import build_date, write_checksums
 
 pytestmark = pytest.mark.integration
 
@@ -253,6 +253,7 @@ def test_untrusted_text_is_escaped_on_the_site(good_build):
 # ------------------------------------------------------------------ faults made the way a user makes them
 LAMBDA = Path("prices/lambda/2026-09-20")
 SIDECAR = str(LAMBDA / "prices.source.yml")
+PROVIDER = "prices/lambda/provider.yml"
 
 
 def _bytes(rel: str, fn):
@@ -406,6 +407,18 @@ FAULTS = [
         _symlink_outside,
         True,
         ["prices/linked/2026-10-01/prices.csv", "a symlink that leaves sources/"],
+    ),
+    (
+        "a provider's market misspelt in its provider.yml",
+        _lines(PROVIDER, lambda ls: ["market: china" if ln.startswith("market:") else ln for ln in ls]),
+        True,
+        [PROVIDER, "column 'market'", "must be one of 'global' or 'cn-mainland'", "(value: 'china')"],
+    ),
+    (
+        "a provider folder without its provider.yml",
+        lambda src: (src / PROVIDER).unlink(),
+        True,
+        [PROVIDER, "missing: every provider folder has a provider.yml"],
     ),
 ]
 

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.config import ROOT
 from pipeline.contract import VIEWS, column_doc
-from pipeline.sources import check_all
+from pipeline.sourcefiles import check_all
 
 pytestmark = pytest.mark.integration
 
@@ -572,6 +572,24 @@ def test_every_price_snapshot_says_what_it_is(db):
         ).fetchone()[0]
         > 0
     )
+
+
+def test_every_provider_of_the_prices_is_a_provider_with_its_market_and_colour(db, built_site):
+    """The providers view is the provider.yml files: every provider a price names is a row of it, each price's
+    market is its provider's, and the built charts colour each provider as it says."""
+    orphans = db.execute("""select distinct provider from price_history
+                            where provider not in (select provider from providers)""").fetchall()
+    assert orphans == []
+    assert (
+        db.execute("""select count(*) from price_offers as o join providers as v using (provider)
+                      where o.market is distinct from v.market""").fetchone()[0]
+        == 0
+    )
+    colours = dict(db.execute("select provider, colour from providers").fetchall())
+    page = (built_site["site"] / "prices" / "index.html").read_text(encoding="utf-8")
+    spec = re.search(r'data-chart="history-all">(\{.*?\})</script>', page)
+    scale = json.loads(spec.group(1))["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["domain"] and scale["range"] == [colours[p] for p in scale["domain"]]
 
 
 def test_three_china_market_providers_priced_in_cny_are_picked_apart(db):

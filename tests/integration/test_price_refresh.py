@@ -16,7 +16,7 @@ from pipeline.config import paths_overridden
 from pipeline.contract import DATABASE_FILE, VIEWS, downloads
 from pipeline.news import describe, price_news, snapshot_dates
 from pipeline.run import materialize, price_selection
-from pipeline.sources import build_date
+from pipeline.sourcefiles import build_date
 
 ROOT = Path(__file__).resolve().parents[2]
 DAY = build_date().isoformat()  # a new snapshot is dated at the latest today

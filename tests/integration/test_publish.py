@@ -20,7 +20,7 @@ import pytest
 
 from pipeline.bench import add_price_snapshot
 from pipeline.run import GENERATIONS, Generation, current_generation, materialize, previous_generation
-from pipeline.sources import build_date, write_checksums
+from pipeline.sourcefiles import build_date, write_checksums
 
 pytestmark = pytest.mark.integration
 

@@ -85,7 +85,7 @@ def test_a_time_to_first_token_has_no_throughput_expectation(db):
 def test_a_figure_beyond_its_bound_stops_the_build(sources_copy, isolated_paths):
     """A throughput ten times what the hardware can give, in a copy of the sources: the build fails naming it."""
     from pipeline.run import materialize
-    from pipeline.sources import write_checksums
+    from pipeline.sourcefiles import write_checksums
 
     path = sources_copy / "measurements" / "tensorrt-llm-perf-overview" / "2026-11-24" / "serving.csv"
     lines = path.read_text(encoding="utf-8").splitlines()

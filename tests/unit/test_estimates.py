@@ -8,7 +8,7 @@ import pytest
 
 from pipeline import steps
 from pipeline.db import create_table_from_frame, create_table_from_sql
-from pipeline.sources import KINDS
+from pipeline.sourcefiles import KINDS
 
 RAW_MODEL_COLUMNS = KINDS["models"].columns + KINDS["models"].optional
 

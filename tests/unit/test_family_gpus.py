@@ -105,6 +105,7 @@ def history_frame() -> pd.DataFrame:
         {
             "gpu_id": [H100, H100, "nvidia-h100-nvl-94gb"],
             "provider": ["verda", "verda", "verda"],
+            "provider_colour": ["#17becf"] * 3,
             "offering": ["1H100.80S.30V"] * 3,
             "pricing_tier": ["spot"] * 3,
             "statistic": ["minimum"] * 3,

@@ -51,6 +51,7 @@ def history_frame(dates=("2026-09-20", "2026-10-04")) -> pd.DataFrame:
         {
             "name": ["H100 SXM 80 GB"] * n,
             "provider": ["jarvislabs"] * n,
+            "provider_colour": ["#f6a600"] * n,
             "offering": ["H100"] * n,
             "pricing_tier": ["on-demand"] * n,
             "statistic": ["list"] * n,
@@ -107,7 +108,15 @@ PARAMETERS = pd.DataFrame({"name": ["price_max_age_days", "marketplace_min_sampl
 
 def test_queries_read_public_views_only():
     assert FAMILY.not_views() == set()
-    assert {"price_offers", "price_history", "price_picks", "price_changes", "parameters", "gpus"} <= FAMILY.views
+    assert {
+        "price_offers",
+        "price_history",
+        "price_picks",
+        "price_changes",
+        "parameters",
+        "gpus",
+        "providers",
+    } <= FAMILY.views
 
 
 def test_prices_page():
@@ -134,8 +143,10 @@ def test_prices_page():
     assert (
         "| on-demand (China mainland) | $0.291 (1.98 CNY) | autodl | RTX 5090 | undated copy, read 2026-10-04 |" in page
     )
-    # the history chart, and every current offer
+    # the history chart, in each provider's colour as the data gives it (its provider.yml), and every current offer
     assert 'data-chart="history-all"' in page
+    colour = ctx["history_chart"]["layer"][0]["encoding"]["color"]["scale"]
+    assert colour == {"domain": ["jarvislabs"], "range": ["#f6a600"]}
     assert '<div class="atlas-sortable" data-low="4,6,7,8" markdown="1">' in page
     assert f"| *unmapped:* {ESCAPED} | $0.291 | autodl | on-demand | cn |" in page
     assert "$0.291 (1.98 CNY/h at 6.8 CNY/USD) | **stale** · **GPU only** (host not published) |" in page

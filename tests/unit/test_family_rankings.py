@@ -190,6 +190,7 @@ def test_cost_page_cheapest_ten_on_demand_per_precision():
             "pricing_tier": ["on-demand"] * n + ["on-demand", "spot"],
             "precision": ["bf16"] * n + ["fp8", "fp8"],
             "provider": ["p"] * n + [HOSTILE, "q"],
+            "provider_colour": ["#875692"] * n + ["#f38400", "#a1caf1"],
             "offering": ["o"] * n + [HOSTILE, "o"],
             "usd_per_gpu_hour": [1.0 + i for i in range(n)] + [2.59, 0.1],
             "dense_tflops": [1000.0] * n + [2615.0, 100.0],
@@ -203,6 +204,9 @@ def test_cost_page_cheapest_ten_on_demand_per_precision():
     assert len(rows) == 11  # ten bf16, one fp8 (the spot pick is not on demand)
     # cheapest $/TFLOP-hour first, whatever the precision
     assert rows[1] == "| bf16 | [G0](gpus/gpu-0.md) | p | o | $1.000 | 1,000 | $0.0010 |"
+    # the chart colours each provider as its provider.yml does (the data's provider_colour)
+    scale = cost_context(costs)["chart_spec"]["encoding"]["color"]["scale"]
+    assert scale == {"domain": ["p"], "range": ["#875692"]}
     assert "G10" not in "\n".join(rows)
     assert rows[0] == (
         "| fp8 | [&lt;script&gt;x&lt;/script&gt; \\*a\\* &#124;b](gpus/gpu-x.md) | &lt;script&gt;x&lt;/script&gt; "
@@ -265,6 +269,7 @@ def test_pages_in_chinese_keep_the_figures():
             "pricing_tier": ["on-demand"],
             "precision": ["bf16"],
             "provider": ["p"],
+            "provider_colour": ["#875692"],
             "offering": ["o"],
             "usd_per_gpu_hour": [1.0],
             "dense_tflops": [1000.0],

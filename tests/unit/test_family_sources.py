@@ -17,7 +17,7 @@ from pipeline.render.sources import (
     in_english,
     register_of,
 )
-from pipeline.sources import KINDS
+from pipeline.sourcefiles import KINDS
 
 HOSTILE = "<script>x</script> *a* |b"
 

@@ -16,7 +16,7 @@ import pytest
 
 from pipeline import fetch
 from pipeline.providers import azure, oracle, vastai
-from pipeline.sources import KINDS, read_kind
+from pipeline.sourcefiles import KINDS, read_kind
 from tests.conftest import recorded_terms
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure"

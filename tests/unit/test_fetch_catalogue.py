@@ -1,6 +1,6 @@
 """The SkyPilot catalogue fetcher and `fetch-prices --all`, on recorded answers: tests/fixtures/skypilot/ holds
 verbatim excerpts of the catalogue files under their paths in the repository (catalogs/v8/..., and the older
-v7/v6 files), tests/fixtures/github/commits.json a real answer of GitHub's commits API (see their READMEs)."""
+v7/v6 files), tests/fixtures/skypilot/github/commits.json a real answer of GitHub's commits API (see their READMEs)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ import yaml
 
 from pipeline import fetch
 from pipeline.providers import skypilot
-from pipeline.sources import KINDS, read_kind
+from pipeline.sourcefiles import KINDS, read_kind
 from tests.conftest import recorded_terms
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "skypilot"
-# a real answer of GitHub's "List commits" (tests/fixtures/github/README.md): the newest commit's sha and day
-COMMITS = json.loads((FIXTURES.parent / "github" / "commits.json").read_text(encoding="utf-8"))
+# a real answer of GitHub's "List commits" (tests/fixtures/skypilot/github/README.md): the newest commit's sha and day
+COMMITS = json.loads((FIXTURES / "github" / "commits.json").read_text(encoding="utf-8"))
 SHA = COMMITS[0]["sha"]
 COMMITTED = dt.date.fromisoformat(COMMITS[0]["commit"]["committer"]["date"][:10])
 
@@ -211,7 +211,7 @@ def test_a_failed_write_leaves_no_half_snapshot(tmp_path, monkeypatch):
     monkeypatch.setattr(fetch.yaml, "safe_dump", broken)
     with pytest.raises(OSError):
         fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 25))
-    assert list((tmp_path / "prices" / "lambda").iterdir()) == []
+    assert [p.name for p in (tmp_path / "prices" / "lambda").iterdir()] == ["provider.yml"]
 
 
 def test_fetch_all_writes_each_provider_and_reports_refusals_and_failures(tmp_path, monkeypatch):
@@ -257,7 +257,7 @@ def test_fetch_all_writes_each_provider_and_reports_refusals_and_failures(tmp_pa
     today = dt.date.today().isoformat()
     for provider in ("lambda", "nebius"):
         assert (tmp_path / "prices" / provider / today / "prices.source.yml").is_file()
-    assert not (tmp_path / "prices" / "mithril").exists() or not any((tmp_path / "prices" / "mithril").iterdir())
+    assert [p.name for p in (tmp_path / "prices" / "mithril").iterdir()] == ["provider.yml"]  # no snapshot
     assert CliRunner().invoke(app, ["fetch-prices"]).exit_code == 2  # neither a provider nor --all
     listed = CliRunner().invoke(app, ["fetch-prices", "--list"])
     assert listed.exit_code == 0 and "lambda" in listed.output

@@ -158,6 +158,7 @@ def test_the_price_history_chart_is_made_per_locale():
     history = pd.DataFrame(
         {
             "provider": ["aws", "aws"],
+            "provider_colour": ["#875692", "#875692"],
             "offering": ["p5.48xlarge", "p5.48xlarge"],
             "pricing_tier": ["on-demand", "on-demand"],
             "statistic": ["list", "list"],

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.sources import check_url
+from pipeline.sourcefiles import check_url
 
 ROOT = Path(__file__).resolve().parents[2]
 

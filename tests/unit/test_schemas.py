@@ -146,7 +146,7 @@ def test_alias_to_unknown_gpu_is_rejected():
 
 
 def test_model_shape_rules():
-    from pipeline.sources import KINDS
+    from pipeline.sourcefiles import KINDS
 
     columns = KINDS["models"].columns + KINDS["models"].optional
     base = dict.fromkeys(columns)
@@ -207,18 +207,17 @@ def test_model_shape_rules():
     assert [p.column for p in missing] == ["hidden_size"] and missing[0].row == 2
 
 
-def test_a_price_sidecar_states_its_market_and_an_upper_date_only_when_undated():
-    from pipeline.sources import price_sidecar_facts
+def test_a_price_sidecar_states_an_upper_date_only_when_undated_and_leaves_the_market_to_its_provider():
+    from pipeline.sourcefiles import price_sidecar_facts
 
     base = {"kind": "provider_page", "scope": "full", "price_basis": "whole_instance"}
     facts, problems = price_sidecar_facts(
-        {**base, "market": "cn-mainland", "observed_date_known": False, "observed_no_later_than": "2025-12-19"},
-        "side.yml",
+        {**base, "observed_date_known": False, "observed_no_later_than": "2025-12-19"}, "side.yml"
     )
-    assert problems == [] and facts["market"] == "cn-mainland" and facts["observed_no_later_than"] == "2025-12-19"
-    assert price_sidecar_facts(base, "side.yml")[0]["market"] == "global"
-    _, problems = price_sidecar_facts({**base, "market": "china"}, "side.yml")
-    assert [p.column for p in problems] == ["market"]
+    assert problems == [] and facts["observed_no_later_than"] == "2025-12-19"
+    # who can buy is the provider's (its provider.yml), never a snapshot's
+    (problem,) = price_sidecar_facts({**base, "market": "cn-mainland"}, "side.yml")[1]
+    assert problem.column == "market" and "provider.yml" in problem.rule
     _, problems = price_sidecar_facts({**base, "observed_no_later_than": "2025-12-19"}, "side.yml")
     assert [p.column for p in problems] == ["observed_no_later_than"]  # a dated snapshot has its date
     _, problems = price_sidecar_facts({**base, "scope": "partial", "covers": {"gpu_counts": [1, 8]}}, "side.yml")
@@ -233,7 +232,7 @@ def test_every_file_column_is_declared_once_in_its_schema_and_documented():
     from pathlib import Path
 
     from pipeline.schemas import RAW_SCHEMAS
-    from pipeline.sources import KINDS
+    from pipeline.sourcefiles import KINDS
 
     readme = (Path(__file__).parents[2] / "sources" / "README.md").read_text(encoding="utf-8")
     assert set(KINDS) == set(RAW_SCHEMAS)

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from pipeline import fetch
-from pipeline.sources import KINDS, TERMS_FILE, check_terms, discover, load_terms, read_sidecar
+from pipeline.sourcefiles import KINDS, TERMS_FILE, check_terms, discover, load_terms, read_sidecar
 
 ROOT = Path(__file__).resolve().parents[2]
 TERMS = {

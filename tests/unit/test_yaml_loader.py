@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.sources.files import DuplicateKeyError, load_yaml
+from pipeline.sourcefiles.files import DuplicateKeyError, load_yaml
 
 PIPELINE = Path(__file__).resolve().parents[2] / "pipeline"
 

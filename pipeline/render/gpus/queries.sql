@@ -33,11 +33,12 @@ where gpu_id is not null
 order by usd_per_gpu_hour, provider, offering, pricing_tier, statistic, region;
 
 -- name: history
--- every observation of the offers mapped to a variant
-select *
-from price_history
-where gpu_id is not null
-order by observed_on, provider, offering, pricing_tier, statistic, region;
+-- every observation of the offers mapped to a variant, in its provider's colour
+select h.*, v.colour as provider_colour
+from price_history as h
+join providers as v using (provider)
+where h.gpu_id is not null
+order by h.observed_on, h.provider, h.offering, h.pricing_tier, h.statistic, h.region;
 
 -- name: rankings
 -- each GPU's rank and score per workload

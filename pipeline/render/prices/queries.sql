@@ -8,10 +8,11 @@ left join gpus as g using (gpu_id)
 order by o.provider, o.usd_per_gpu_hour, o.offering, o.pricing_tier, o.statistic, o.region, o.gpu_id;
 
 -- name: history
--- the offers seen in more than one snapshot: one line each (a single point is no history)
-select h.*, g.name
+-- the offers seen in more than one snapshot: one line each (a single point is no history), in its provider's colour
+select h.*, g.name, v.colour as provider_colour
 from price_history as h
 join gpus as g using (gpu_id)
+join providers as v using (provider)
 qualify count(distinct h.observed_on) over (
     partition by h.gpu_id, h.provider, h.offering, h.pricing_tier, h.statistic, h.region) > 1
 order by g.name, h.provider, h.offering, h.pricing_tier, h.statistic, h.region, h.observed_on;

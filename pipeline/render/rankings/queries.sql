@@ -59,8 +59,9 @@ where not v.in_calibration
 order by v.gpu_id, v.method, v.model_as_printed, v.measured_tokens_per_s_per_gpu;
 
 -- name: cost_per_tflop
--- $ per dense TFLOP-hour of every GPU's price picks at each precision
-select c.*, g.name
+-- $ per dense TFLOP-hour of every GPU's price picks at each precision, in its provider's colour
+select c.*, g.name, v.colour as provider_colour
 from cost_per_tflop as c
 join gpus as g using (gpu_id)
-order by precision, usd_per_tflop_hour, gpu_id, provider, offering, region;
+join providers as v using (provider)
+order by c.precision, c.usd_per_tflop_hour, c.gpu_id, c.provider, c.offering, c.region;

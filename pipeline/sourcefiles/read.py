@@ -10,6 +10,7 @@ import pandas as pd
 from ..errors import Problem, SourceError
 from .files import _as_date, build_date, decode, inside, parse_csv, sha256
 from .kinds import KINDS, PROVENANCE_COLUMNS, SourceKind, TERMS_KEYS, WITHDRAWN_KEY
+from .providers import PROVIDER_FILE, read_providers
 from .sidecars import price_sidecar_facts, read_sidecar, sidecar_path, sidecar_rel
 from .terms import load_terms
 
@@ -60,6 +61,9 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
     records: list[dict] = []
     problems: list[Problem] = []
     problems += outside(root, kind)
+    # a price snapshot is its provider's: published under the terms its provider.yml names (its problems are the
+    # ingest's to report, see steps.load_providers)
+    providers = read_providers(root)[0] if kind.name == "prices" else {}
     for path in discover(root, kind):
         rel = str(path.relative_to(root.parent))
         meta, side_problems = read_sidecar(path, root)
@@ -71,6 +75,17 @@ def read_kind(root: Path, kind: SourceKind) -> tuple[pd.DataFrame, list[dict], l
                 Problem(rel, None, None, "folder name must be lower-case letters, digits and hyphens", collection)
             )
             continue
+        terms_key = (providers.get(collection) or {}).get("terms")
+        if terms_key and meta.get("terms_key", terms_key) != terms_key:
+            problems.append(
+                Problem(
+                    sidecar_rel(rel),
+                    None,
+                    "terms",
+                    f"a price snapshot is published under its provider's terms: '{terms_key}' (its {PROVIDER_FILE})",
+                    str(meta.get("terms_key")),
+                )
+            )
         if kind.dated and _as_date(date) is None:
             problems.append(Problem(rel, None, None, "folder name must be a date YYYY-MM-DD", date))
         elif kind.dated and _as_date(date) > build_date():
@@ -192,8 +207,8 @@ def source_rows(records: list[dict]) -> list[dict]:
 
 
 def check_all(root: Path) -> list[Problem]:
-    """Every sidecar and checksum of the tree (used by tests and `gpu-atlas check-sources`)."""
-    problems: list[Problem] = list(load_terms(root)[1])
+    """Every sidecar, checksum and provider.yml of the tree (used by tests and `gpu-atlas check-sources`)."""
+    problems: list[Problem] = list(load_terms(root)[1]) + read_providers(root)[1]
     for kind in KINDS.values():
         problems += read_kind(root, kind)[2]
     return problems

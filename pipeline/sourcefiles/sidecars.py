@@ -8,7 +8,7 @@ import yaml
 
 from ..errors import Problem
 from .files import _as_date, build_date, check_url, decode, inside, load_yaml, sha256
-from .kinds import ACCESS_TOLERANCE_DAYS, MARKETS, PRICE_BASES, PRICE_KINDS, SCOPE_KEYS, SIDECAR_KINDS, SIDECAR_REQUIRED
+from .kinds import ACCESS_TOLERANCE_DAYS, PRICE_BASES, PRICE_KINDS, SCOPE_KEYS, SIDECAR_KINDS, SIDECAR_REQUIRED
 from .terms import check_terms, resolve_terms
 
 
@@ -169,9 +169,16 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
     if not isinstance(date_known, bool):
         problems.append(Problem(side_rel, None, "observed_date_known", "must be true or false", str(date_known)))
 
-    market = meta.get("market", "global")
-    if market not in MARKETS:
-        problems.append(Problem(side_rel, None, "market", f"must be one of {list(MARKETS)}", str(market)))
+    if "market" in meta:  # who can buy is the provider's, not a snapshot's
+        problems.append(
+            Problem(
+                side_rel,
+                None,
+                "market",
+                "a provider's market is said once, in its provider.yml (sources/prices/<provider>/provider.yml)",
+                str(meta["market"]),
+            )
+        )
     bound = meta.get("observed_no_later_than")
     if bound is not None:
         if date_known is not False:
@@ -205,6 +212,5 @@ def price_sidecar_facts(meta: dict, side_rel: str) -> tuple[dict, list[Problem]]
         "min_commitment": None if meta.get("min_commitment") is None else str(meta["min_commitment"]),
         "observed_date_known": "true" if date_known is not False else "false",
         "observed_no_later_than": None if _as_date(bound) is None else _as_date(bound).isoformat(),
-        "market": str(market),
     }
     return facts, problems

@@ -43,9 +43,13 @@ PRICE_KINDS = ("provider_page", "provider_api", "catalogue_copy", "price_tracker
 PRICE_BASES = ("whole_instance", "gpu_only", "gpu_and_host")
 
 
-# who can buy at a snapshot's prices: anyone (global), or accounts of a mainland-China market (CNY, a Chinese
-# phone number or business licence); picks are made per market, never across them
+# who can buy at a provider's prices: anyone (global), or accounts of a mainland-China market (CNY, a Chinese
+# phone number or business licence); a provider's provider.yml says which; picks are made per market, never across them
 MARKETS = ("global", "cn-mainland")
+
+
+# the currencies a price may be printed in (a price file's `currency`, a provider's in its provider.yml)
+CURRENCIES = ("USD", "CNY", "EUR", "GBP")
 
 
 SCOPE_KEYS = ("gpus", "regions", "tiers", "gpu_counts")
@@ -146,7 +150,6 @@ KINDS: dict[str, SourceKind] = {
                 "min_commitment",
                 "observed_date_known",
                 "observed_no_later_than",
-                "market",
             ),
         ),
         SourceKind("fx_rates", "fx/*/*/rates.csv", True, True),
