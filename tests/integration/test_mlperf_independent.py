@@ -6,7 +6,7 @@ SQL files, unchanged, over the built database, without being added to it:
 
 - an in-memory database attaches the built one read-only and searches its own schema first (search_path), so a
   table created here shadows the built table of that name and every other name reads the built one;
-- raw_serving_measurements is shadowed by the fixture's rows (tests/fixtures/mlperf/mlperf_inference.csv, as
+- raw_serving_measurements is shadowed by the fixture's rows (tests/references/mlperf/mlperf_inference.csv, as
   read from a source file: text, with provenance), and core_serving_measurements.sql, out_serving_bounds.sql and
   out_serving_estimates.sql run as they are, each creating its table here;
 - out_serving_estimates joins the fit without the figure's GPU and the fit without its publication. MLPerf is in
@@ -34,7 +34,7 @@ from pipeline.steps import define_macros
 
 pytestmark = pytest.mark.integration
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "mlperf" / "mlperf_inference.csv"
+FIXTURE = Path(__file__).resolve().parent.parent / "references" / "mlperf" / "mlperf_inference.csv"
 DOCUMENT = "mlperf-inference-v5.1"
 
 # Loose limits on the expectation's median |expected / measured - 1| per engine family over the MLPerf figures
