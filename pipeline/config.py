@@ -73,3 +73,7 @@ def paths_overridden(database: Path, build: Path, sources: Path | None = None):
 
 PARAMETERS_FILE = PACKAGE / "parameters.yml"
 SQL_DIR = PACKAGE / "sql"
+# the SQL stage's layers: a folder each under SQL_DIR, every table a <table>.sql with its contract <table>.yml beside it
+SQL_LAYERS = ("core", "marts")
+# the SQL macros every table is built with: params.sql first (every other file's macros call param()), the rest by name
+MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"), key=lambda p: (p.name != "params.sql", p.name))

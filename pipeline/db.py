@@ -8,13 +8,22 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from .config import SQL_DIR
+from .config import SQL_DIR, SQL_LAYERS
 
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
+def sql_file(name: str) -> Path:
+    """The SQL file of a table: pipeline/sql/<layer>/<name>.sql."""
+    for layer in SQL_LAYERS:
+        path = SQL_DIR / layer / f"{name}.sql"
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"no pipeline/sql/<layer>/{name}.sql for table {name!r}")
+
+
 def sql_text(name: str) -> str:
-    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+    return sql_file(name).read_text(encoding="utf-8")
 
 
 def _ident(name: str) -> str:
@@ -46,7 +55,7 @@ def question_sql(table: str, columns: dict[str, str], source: str) -> str:
 
 
 def create_table_from_sql(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    """(Re)create `table` (or a view, for files starting `-- (view)`) from pipeline/sql/<table>.sql."""
+    """(Re)create `table` (or a view, for files starting `-- (view)`) from pipeline/sql/<layer>/<table>.sql."""
     table = _ident(table)
     text = sql_text(table)
     kind = "view" if text.lstrip().startswith("-- (view)") else "table"

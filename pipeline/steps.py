@@ -3,20 +3,21 @@ tests call them directly."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
 from . import assumptions, schemas
-from .config import PARAMETERS_FILE, PACKAGE, SQL_DIR
+from .config import MACRO_FILES, PARAMETERS_FILE, PACKAGE
 from .db import _ident, create_table_from_frame, create_table_from_sql, row_count, sql_text
 from .errors import Problem
 from .sourcefiles import KINDS, PROVENANCE_COLUMNS, read_kind, source_rows
 
+# what the tables' contracts say (pipeline/tables.py), also read through this module by the page families' assets
+from .tables import asset_of as asset_of, view_reads as view_reads, view_statements as view_statements
+
 RANKING_FILE = PACKAGE / "ranking.yml"
-TABLE_REF = re.compile(r"\b((?:raw|core|out)_[a-z0-9_]+)\b")
 
 # upstream tables a raw schema needs (known ids for foreign keys)
 RAW_FOREIGN_KEYS = {
@@ -28,39 +29,6 @@ RAW_FOREIGN_KEYS = {
     "serving_measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
     "training_measurements": [("gpu_ids", "gpus"), ("model_ids", "models")],
 }
-
-
-# checks over derived tables (the Dagster asset checks and the tests run the same queries)
-MODEL_PARAMS_MISMATCH = """
-    select model_id, params_b, published_params_b, params_deviation, active_params_b, published_active_params_b
-    from core_models
-    where params_note is null
-      and (abs(params_deviation) > 0.005 or params_deviation is null
-           or (is_moe and (abs(active_params_deviation) > 0.005 or active_params_deviation is null)))
-    order by model_id"""
-
-MEASUREMENTS_ABOVE_BOUND = """
-    select source_file, source_row, model_id, gpu_id, gpu_count, format, measured_tokens_per_s, bound_tokens_per_s
-    from out_measurement_bounds
-    where not within_bound or bound_tokens_per_s is null
-    order by source_file, source_row"""
-
-SERVING_BEYOND_BOUND = """
-    select source_file, source_row, model_id, gpu_id, gpu_count, format, metric, quantity, measured, bound
-    from out_serving_bounds
-    where not speculative_decoding and (within_bound is distinct from true)
-    order by source_file, source_row"""
-
-INFERENCE_ESTIMATE_FAULTS = """
-    select
-        count(*) filter (where decode_tokens_per_s is null or decode_expected_tokens_per_s is null
-                                or batch_decode_tokens_per_s is null or batch_decode_expected_tokens_per_s is null),
-        count(*) filter (where compute_mode = 'fp8 (W8A8)' and gpu_id in (select gpu_id from core_gpus where fp8_tflops is null)),
-        count(*) filter (where not (batch1_gpus in (1, 2, 4, 8) or batch1_gpus % 8 = 0)
-                            or not (gpus_used in (1, 2, 4, 8) or gpus_used % 8 = 0)),
-        count(*) filter (where decode_expected_tokens_per_s > decode_tokens_per_s * 1.000001
-                            or batch_decode_expected_tokens_per_s > batch_decode_tokens_per_s * 1.000001)
-    from out_inference_estimates"""
 
 
 # ------------------------------------------------------------------ ingest
@@ -230,16 +198,6 @@ def load_parameters(
     return len(rows)
 
 
-def asset_of(table: str) -> str:
-    """The asset that writes a table: the parameters step writes core_ranking_weights beside core_parameters, the
-    price files' step core_providers beside raw_prices."""
-    return {"core_ranking_weights": "core_parameters", "core_providers": "raw_prices"}.get(table, table)
-
-
-# params.sql first (every other file's macros call param()), then the rest by name
-MACRO_FILES = sorted((SQL_DIR / "macros").glob("*.sql"), key=lambda p: (p.name != "params.sql", p.name))
-
-
 def define_macros(con: duckdb.DuckDBPyConnection) -> None:
     """param(name), param_list(name) and the serving model's formulas (pipeline/sql/macros/*.sql: params.sql
     first), stored in the database so that anyone querying the file can use them."""
@@ -248,22 +206,6 @@ def define_macros(con: duckdb.DuckDBPyConnection) -> None:
 
 
 # ------------------------------------------------------------------ SQL stage
-def sql_tables() -> dict[str, set[str]]:
-    """Every derived table defined by a pipeline/sql/<table>.sql file, with the tables it reads."""
-    stems = [p.stem for p in sorted(SQL_DIR.glob("*.sql")) if p.stem != "views"]
-    known = (
-        set(stems)
-        | {f"raw_{k}" for k in KINDS}
-        | {"core_sources", "core_parameters", "core_ranking_weights", "core_providers"}
-    )
-
-    def code(name: str) -> str:  # comments may name other tables; only the query counts
-        return re.sub(r"--[^\n]*", "", sql_text(name))
-
-    # every table is built with the SQL macros defined, and they read core_parameters
-    return {s: ((set(TABLE_REF.findall(code(s))) & known) | {"core_parameters"}) - {s} for s in stems}
-
-
 def sql_description(table: str) -> str:
     lines = [ln[2:].strip() for ln in sql_text(table).splitlines() if ln.startswith("--")]
     head = []
@@ -279,18 +221,6 @@ def build_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
     return create_table_from_sql(con, table)
 
 
-def view_statements() -> dict[str, str]:
-    """Each public view of views.sql with the statement that creates it."""
-    code = re.sub(r"--[^\n]*", "", sql_text("views"))
-    views = re.findall(r"(create\s+or\s+replace\s+view\s+(\w+)\s+as\s+.*?;)", code, flags=re.S | re.I)
-    return {name: statement for statement, name in views}
-
-
-def view_reads() -> dict[str, set[str]]:
-    """Each public view of views.sql with the pipeline tables it reads."""
-    return {name: set(TABLE_REF.findall(statement)) for name, statement in view_statements().items()}
-
-
 def ensure_views(con: duckdb.DuckDBPyConnection, names: set[str]) -> None:
     """Create those of the named public views that the database lacks (a page family's asset runs once the tables
     its views read exist, maybe before `public_views`)."""
@@ -301,7 +231,9 @@ def ensure_views(con: duckdb.DuckDBPyConnection, names: set[str]) -> None:
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:
-    con.execute(sql_text("views"))
+    """Every public view, as the tables' contracts declare them."""
+    for statement in view_statements().values():
+        con.execute(statement)
     return [
         r[0]
         for r in con.execute("select view_name from duckdb_views() where not internal order by view_name").fetchall()

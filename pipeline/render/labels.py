@@ -231,7 +231,7 @@ def kinds(listed) -> str:
     return _listed(listed, lambda k: word(KIND_LABELS, k))
 
 
-# price_picks.why, as pipeline/sql/core_price_picks.sql writes it: what was picked from how many, and what was left out
+# price_picks.why, as pipeline/sql/core/core_price_picks.sql writes it: what was picked from how many, and what was left out
 _WHY = re.compile(
     r"^(?:cheapest of (?P<n>\d+) current (?P<pick>.+?) prices?(?P<host> \(GPU plus its host VM\))?"
     r"(?P<seller> \(a third-party host's machine on the provider's marketplace\))?|no price used)"
@@ -326,7 +326,7 @@ def kind_label(kind) -> str:
     return esc(word(KIND_LABELS, kind))
 
 
-# price_changes.reason, as pipeline/sql/out_price_changes.sql writes it (the names inside are data)
+# price_changes.reason, as pipeline/sql/marts/out_price_changes.sql writes it (the names inside are data)
 _CHANGE_REASONS = [
     (re.compile(r"^the newer snapshot does not cover this offer$"), N_("the newer snapshot does not cover this offer")),
     (re.compile(r"^the older snapshot did not cover this offer$"), N_("the older snapshot did not cover this offer")),

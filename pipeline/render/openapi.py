@@ -1,12 +1,14 @@
 """An OpenAPI 3.1 description of the static JSON files under api/v1/, generated from what writes them: each
 row schema from the column types of the query the file's rows come from (the public views), each field's
-description from the data contract. A test validates every file against it."""
+description from the contract of the view it reads (its table's <table>.yml, pipeline/tables.py). A test validates
+every file against it."""
 
 from __future__ import annotations
 
 import duckdb
 
-from ..contract import COLUMN_DOCS
+from ..sql_reads import relations
+from ..tables import column_doc, glossary, views
 
 JSON_TYPES = {
     "VARCHAR": "string",
@@ -36,14 +38,22 @@ def type_schema(duck_type: str) -> dict:
     return {"type": [JSON_TYPES.get(duck_type, "string"), "null"]}
 
 
+def describe(sql: str, column: str) -> str | None:
+    """What a column of a query's rows means: as the view it reads says (the glossary's where it reads several)."""
+    read = relations(sql) & views().keys()
+    found = column_doc(read.pop(), column) if len(read) == 1 else None
+    return found or (glossary().get(column) or {}).get("description")
+
+
 def row_schema(con: duckdb.DuckDBPyConnection, sql: str, extra: dict | None = None) -> dict:
     """The object one row of `sql` becomes in a file, with `extra` fields the writer adds."""
     rel = con.sql(sql)
     props = {}
     for name, kind in zip(rel.columns, rel.types):
         props[name] = type_schema(str(kind))
-        if name in COLUMN_DOCS:
-            props[name]["description"] = COLUMN_DOCS[name]
+        meaning = describe(sql, name)
+        if meaning:
+            props[name]["description"] = meaning
     props.update(extra or {})
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import steps
 from pipeline.render.measured import FAMILY, accuracy
+from pipeline.tables import tables
 
 pytestmark = pytest.mark.integration
 
 
 def test_every_model_count_matches_its_card_or_says_why(db):
     # the model cards' published totals (and active counts for MoE): within 0.5%, or a stored explanation
-    assert db.execute(steps.MODEL_PARAMS_MISMATCH).fetchall() == []
+    assert tables()["core_models"].checks["model_params_match_card"].problems(db) == []
     unexplained = db.execute("""select model_id from models where params_note is null
                                 and abs(params_deviation) > 0.005""").fetchall()
     assert unexplained == []
@@ -62,7 +62,7 @@ def test_measured_figures_never_beat_their_bound(db):
                                                 count(*) filter (where not within_bound) from measured_vs_estimate""").fetchone()
     assert n >= 40 and gpus >= 8 and pubs >= 2
     assert above == 0
-    assert db.execute(steps.MEASUREMENTS_ABOVE_BOUND).fetchall() == []
+    assert tables()["out_measurement_bounds"].checks["measurements_within_bounds"].problems(db) == []
 
 
 def test_expected_speed_ranks_gpus_like_the_measurements(db):
@@ -106,7 +106,7 @@ def test_only_real_deployments(db):
                          and fits and 64 % gpu_count <> 0""").fetchone()[0]
         == 0
     )
-    assert db.execute(steps.INFERENCE_ESTIMATE_FAULTS).fetchone() == (0, 0, 0, 0)
+    assert tables()["out_inference_estimates"].checks["inference_estimates_sound"].problems(db) == []
 
 
 def test_speed_rises_as_weights_shrink(db):

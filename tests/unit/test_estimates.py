@@ -9,6 +9,7 @@ import pytest
 from pipeline import steps
 from pipeline.db import create_table_from_frame, create_table_from_sql
 from pipeline.sourcefiles import KINDS
+from pipeline.tables import tables
 
 RAW_MODEL_COLUMNS = KINDS["models"].columns + KINDS["models"].optional
 
@@ -434,4 +435,5 @@ def test_a_measurement_above_its_bound_is_caught(con):
     ).fetchall()
     assert 260 < bounds[0][1] < 280
     assert [b[2] for b in bounds] == [True, False]
-    assert [r[1] for r in con.execute(steps.MEASUREMENTS_ABOVE_BOUND).fetchall()] == [3]
+    problems = tables()["out_measurement_bounds"].checks["measurements_within_bounds"].problems(con)
+    assert [p.split(" ")[0] for p in problems] == ["f.csv:3"]

@@ -1,4 +1,4 @@
-"""What changed between a provider's two latest snapshots (pipeline/sql/out_price_changes.sql), which
+"""What changed between a provider's two latest snapshots (pipeline/sql/marts/out_price_changes.sql), which
 offers are current (core_price_offers.sql) and which price is used (core_price_picks.sql), on fixture
 snapshots."""
 

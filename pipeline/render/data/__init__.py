@@ -1,7 +1,8 @@
 """The Data pages: `data.md` (the downloads, the JSON files and the feed, example SQL, and every public view with
 its grain and how many rows it holds) and `views.md`, the View reference (each view's grain, what it holds, and
-each column's type and meaning from `pipeline/contract.yml`). The reference changes only with the code, so a price
-refresh leaves it as it is; the row counts, which change with the data, are on the Data page.
+each column's type and meaning, from the contract of the table the view shows: pipeline/sql/<layer>/<table>.yml).
+Views are listed by name. The reference changes only with the code, so a price refresh leaves it as it is; the row
+counts, which change with the data, are on the Data page.
 
 The contract is an English data dictionary: in the Chinese edition the views' grains, contents and column meanings
 stay in English (marked `lang="en"`); the page's own texts and the example queries' comments are translated."""
