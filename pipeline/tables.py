@@ -47,10 +47,10 @@ __all__ = [
     "views",
 ]
 
-TABLE_KEYS = {"grain", "asset", "reads", "views", "columns", "checks"}
-VIEW_KEYS = {"grain", "holds", "key", "sql", "reads", "columns"}
-CHECK_KEYS = {"description", "sql", "python", "severity"}
-COLUMN_KEYS = {"type", "description", "unit"}
+TABLE_FIELDS = {"grain", "asset", "reads", "views", "columns", "checks"}
+VIEW_FIELDS = {"grain", "holds", "key", "sql", "reads", "columns"}
+CHECK_FIELDS = {"description", "sql", "python", "severity"}
+COLUMN_FIELDS = {"type", "description", "unit"}
 # the type a pandera column reads its text as, in DuckDB's words
 PANDERA_TYPES = {"Int64": "BIGINT", "float64": "DOUBLE", "datetime64[ns]": "DATE"}
 
@@ -119,10 +119,18 @@ class Table:
     asset: str  # the Dagster asset that writes it
 
 
+def _read(path: Path):
+    """A contract file's data; a key given twice is refused, naming the file and the lines."""
+    try:
+        return load_yaml(path.read_text(encoding="utf-8"))
+    except DuplicateKeyError as error:
+        raise DuplicateKeyError(f"{path}: {error}") from None
+
+
 @functools.cache
 def glossary() -> dict[str, dict]:
     """What each column name means (description, unit) wherever a table does not say otherwise."""
-    return _mapping(load_yaml(GLOSSARY_FILE.read_text(encoding="utf-8")), GLOSSARY_FILE, "the glossary")
+    return _mapping(_read(GLOSSARY_FILE), GLOSSARY_FILE, "the glossary")
 
 
 def _mapping(value, path: Path, what: str) -> dict:
@@ -143,7 +151,7 @@ def _column(name: str, spec, path: Path, what: str) -> Column:
     if isinstance(spec, str):
         spec = {"type": spec}
     spec = _mapping(spec, path, f"{what} column {name}")
-    _keys(spec, COLUMN_KEYS, path, f"{what} column {name}")
+    _keys(spec, COLUMN_FIELDS, path, f"{what} column {name}")
     if not spec.get("type"):
         raise ContractError(f"{path}: {what} column {name} has no type")
     meaning = glossary().get(name) or {}
@@ -167,7 +175,7 @@ def _names(value, path: Path, what: str) -> frozenset[str]:
 
 def _check(table: str, name: str, spec, path: Path) -> Check:
     spec = _mapping(spec, path, f"check {name}")
-    _keys(spec, CHECK_KEYS, path, f"check {name}")
+    _keys(spec, CHECK_FIELDS, path, f"check {name}")
     if bool(spec.get("sql")) == bool(spec.get("python")) or not spec.get("description"):
         raise ContractError(f"{path}: check {name} needs a description and either sql or python")
     if spec.get("severity", "error") not in ("error", "warn"):
@@ -179,7 +187,7 @@ def _check(table: str, name: str, spec, path: Path) -> Check:
 
 def _view(table: str, grain: str, columns: dict[str, Column], name: str, spec, path: Path) -> View:
     spec = _mapping(spec, path, f"view {name}")
-    _keys(spec, VIEW_KEYS, path, f"view {name}")
+    _keys(spec, VIEW_FIELDS, path, f"view {name}")
     if not spec.get("holds"):
         raise ContractError(f"{path}: view {name} does not say what it holds")
     return View(
@@ -198,8 +206,8 @@ def _view(table: str, grain: str, columns: dict[str, Column], name: str, spec, p
 def load_table(path: Path) -> Table:
     """One table from its <table>.yml (the .sql beside it, if any, builds it)."""
     name, layer = path.stem, path.parent.name
-    spec = _mapping(load_yaml(path.read_text(encoding="utf-8")), path, "the contract")
-    _keys(spec, TABLE_KEYS, path, "the contract")
+    spec = _mapping(_read(path), path, "the contract")
+    _keys(spec, TABLE_FIELDS, path, "the contract")
     for required in ("grain", "reads", "columns"):
         if required not in spec:
             raise ContractError(f"{path}: no {required}")
@@ -230,13 +238,12 @@ def raw_table(kind_name: str) -> Table:
     schema = RAW_SCHEMAS[kind_name]().columns
     columns = {}
     for name in (*kind.columns, *kind.optional, *kind.sidecar_columns, *PROVENANCE_COLUMNS):
-        declared = schema.get(name)
+        declared = schema.get(name)  # a sidecar's and the provenance columns are text (source_row a number)
+        kind_of = PANDERA_TYPES.get(str(declared.dtype), "VARCHAR") if declared else "VARCHAR"
         meaning = glossary().get(name) or {}
         columns[name] = Column(
             name,
-            "INTEGER"
-            if name == "source_row"
-            else PANDERA_TYPES.get(str(declared.dtype) if declared else "", "VARCHAR"),
+            "INTEGER" if name == "source_row" else kind_of,
             (declared.description if declared else None) or meaning.get("description"),
             meaning.get("unit"),
         )
@@ -262,13 +269,22 @@ def tables() -> dict[str, Table]:
 
     found = [raw_table(kind) for kind in KINDS]
     found += [load_table(path) for layer in SQL_LAYERS for path in sorted((SQL_DIR / layer).glob("*.yml"))]
-    return {t.name: t for t in sorted(found, key=lambda t: t.name)}
+    return _by_name(found, "table")
 
 
 @functools.cache
 def views() -> dict[str, View]:
     """Every public view, by name (in name order)."""
-    found = {v.name: v for t in tables().values() for v in t.views.values()}
+    return _by_name([v for t in tables().values() for v in t.views.values()], "view")
+
+
+def _by_name(items: list, what: str) -> dict:
+    """Tables or views by name, in name order; a name declared twice is refused."""
+    found: dict = {}
+    for item in items:
+        if item.name in found:
+            raise ContractError(f"{what} {item.name} is declared twice")
+        found[item.name] = item
     return dict(sorted(found.items()))
 
 

@@ -2,8 +2,8 @@
 
 A family folder holds
 - `queries.sql`: named queries (`-- name: gpus` above each) over the **public views only**, so a reader of the
-  DuckDB file can run what a page shows; the family's page asset depends on the tables those views read (parsed,
-  as the SQL stage's dependencies are);
+  DuckDB file can run what a page shows; the family's page asset depends on the tables those views read (as the
+  views' contracts declare them, pipeline/tables.py);
 - `__init__.py`: `FAMILY = Family(__file__)`, a pure `context(...)` that turns query results into a template's
   values, and `render(con) -> {path: text}`;
 - templates (`*.md.j2`), rendered by Jinja with every value escaped for Markdown and HTML unless a formatter
