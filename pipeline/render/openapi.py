@@ -170,6 +170,10 @@ def document(con: duckdb.DuckDBPyConnection, queries: dict[str, str], descriptio
                         "scenario_columns": {"type": "array", "items": {"type": "string"}},
                     },
                 },
+                "pretrain_tokens_per_param": {
+                    "type": "number",
+                    "description": "tokens per parameter of a pretraining run whose tokens the question leaves out",
+                },
                 "native_formats": {
                     "type": "object",
                     "description": "model_id -> the weight format its checkpoint ships in",

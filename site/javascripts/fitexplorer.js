@@ -1,5 +1,6 @@
 // VRAM-fit explorer: pick a model, weights and context; every GPU with the number of GPUs it takes.
-// Data: charts/vram-fit-explorer.json (the vram_fit requirements at batch 1, KV cache BF16).
+// Data: charts/vram-fit-explorer.json (the vram_fit requirements at batch 1, KV cache BF16, with vram_fit's count of
+// GPUs for each GPU: no count is computed here).
 (function () {
   var form = document.getElementById("fit-form");
   if (!form) return;
@@ -29,9 +30,11 @@
     p.textContent = Atlas.t("Needs {total} GB: weights {weights} GB, KV cache {kv} GB, plus runtime overhead.",
                             { total: req[0].toFixed(1), weights: req[1].toFixed(1), kv: req[2].toFixed(2) });
     out.appendChild(p);
-    var rows = data.gpus.map(function (g) {
-      return { g: g, n: Math.ceil(req[0] / g.usable_gb) };
-    }).sort(function (a, b) { return a.n - b.n || b.g.usable_gb - a.g.usable_gb; });
+    // GPUs needed: vram_fit's own count for each GPU (sharding, cache copies, runtime overhead per GPU)
+    var rows = data.gpus.map(function (g, i) {
+      return { g: g, n: req[3][i] };
+    }).filter(function (r) { return r.n !== null; })
+      .sort(function (a, b) { return a.n - b.n || b.g.usable_gb - a.g.usable_gb; });
     var table = document.createElement("table");
     table.className = "atlas-fit-table";
     var head = table.appendChild(document.createElement("thead")).appendChild(document.createElement("tr"));

@@ -149,7 +149,8 @@
     var m = currentModel();
     form.context.max = String(m.max_context);
     if (form.workload.value === "pretrain" && !form.tokens.dataset.touched) {
-      form.tokens.value = String(Math.round(20 * m.params_b));  // 20 tokens per parameter, in billions
+      // the parameters' tokens per parameter (plan_options.sql's default), in billions
+      form.tokens.value = String(Math.round(index.pretrain_tokens_per_param * m.params_b));
     }
   }
 

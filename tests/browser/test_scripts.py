@@ -105,7 +105,8 @@ EXPLORER = {
         {"gpu_id": "big", "name": "Big 141 GB", "usable_gb": 134.2},
         {"gpu_id": "small", "name": "Small 24 GB", "usable_gb": 22.8},
     ],
-    "required": {"m-70b|fp8|4096": [75.2, 70.6, 1.34], "m-70b|bf16|4096": [145.0, 141.2, 1.34]},
+    # vram_fit's GPUs needed per GPU above (not required / usable: the page computes no count)
+    "required": {"m-70b|fp8|4096": [75.2, 70.6, 1.34, [1, 4]], "m-70b|bf16|4096": [145.0, 141.2, 1.34, [2, 8]]},
 }
 
 

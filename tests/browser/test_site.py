@@ -87,6 +87,31 @@ def test_explorer_reacts_to_its_controls(server, browser):
     page.close()
 
 
+def test_the_explorer_counts_what_vram_fit_counts(server, browser, db):
+    """The explorer's GPUs needed are vram_fit's own (sharding, cache copies and the runtime overhead of every GPU),
+    not the requirement over one GPU's memory, for a model that spans GPUs."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server + "vram-fit/")
+    page.wait_for_selector("#fit-out[data-ready=true] table")
+    page.select_option("#fit-form select[name=model]", "llama-3.1-405b")
+    page.select_option("#fit-form select[name=precision]", "bf16")
+    page.select_option("#fit-form select[name=context]", "4096")
+    rows = page.eval_on_selector_all(
+        "#fit-out tbody tr", "rs => rs.map(r => [r.cells[0].textContent.trim(), r.cells[2].textContent.trim()])"
+    )
+    page.close()
+    want = dict(
+        db.execute(
+            """select g.name, f.gpus_needed from vram_fit as f join gpus as g using (gpu_id)
+               where f.model_id = 'llama-3.1-405b' and f.precision = 'bf16' and f.context_tokens = 4096
+                 and f.workload = 'inference' and f.kv_precision = 'bf16' and f.batch_size = 1 and f.gpu_count = 1"""
+        ).fetchall()
+    )
+    assert len(rows) == len(want) > 50
+    for name, shown in rows:
+        assert int(shown.split()[0]) == want[name], (name, shown, want[name])
+
+
 def test_table_sorts_on_click(server, browser):
     page = browser.new_page()
     page.goto(server + "gpus/")

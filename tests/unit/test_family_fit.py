@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import namedtuple
 
+import numpy as np
 import pandas as pd
 
 from pipeline.render import i18n
@@ -40,6 +41,8 @@ def fit_context() -> dict:
             "required_gb": [78.123, 2.0],
             "weights_gb": [70.554, 1.04],
             "kv_cache_gb": [1.3421, None],
+            # vram_fit's GPUs needed per GPU of `gpus` (a list column: a masked value where vram_fit has no row)
+            "gpus_needed": [np.array([2]), np.ma.masked_array([0], mask=[True])],
         }
     )
     heats = [heat("llama-3.3-70b", HOSTILE, 2), heat("evil", "H100", 12), heat("evil", "H100", None)]
@@ -59,8 +62,8 @@ def test_explorer_data():
     assert explorer["models"][0] == {"model_id": "llama-3.3-70b", "name": "Llama 3.3 70B", "params_b": 70.5}
     assert explorer["gpus"] == [{"gpu_id": "h100", "name": HOSTILE, "usable_gb": 76.0}]
     assert explorer["required"] == {
-        "llama-3.3-70b|fp8|4096": [78.12, 70.55, 1.342],
-        "evil|fp8|32768": [2.0, 1.04, None],
+        "llama-3.3-70b|fp8|4096": [78.12, 70.55, 1.342, [2]],
+        "evil|fp8|32768": [2.0, 1.04, None, [None]],
     }
     assert list(explorer["required"]) == ["llama-3.3-70b|fp8|4096", "evil|fp8|32768"]  # the query's order
 

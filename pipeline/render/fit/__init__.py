@@ -50,7 +50,12 @@ def context(
             {"gpu_id": g.gpu_id, "name": g.name, "usable_gb": round(float(g.usable_gb), 2)} for g in gpus.itertuples()
         ],
         "required": {
-            r.key: [_rounded(r.required_gb, 2), _rounded(r.weights_gb, 2), _rounded(r.kv_cache_gb, 3)]
+            r.key: [
+                _rounded(r.required_gb, 2),
+                _rounded(r.weights_gb, 2),
+                _rounded(r.kv_cache_gb, 3),
+                [None if n is None else int(n) for n in r.gpus_needed.tolist()],  # a masked value: None
+            ]
             for r in required.itertuples()
         },
     }

@@ -270,7 +270,14 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     if programs_wanted():  # the Planner's JSON, once (the Chinese page reads the same files)
         browser, engine = browser_files(con)
         training = plan_options(con, training_scenarios(max_contexts), top=TOP)
-        index = {**plan_index(models), "engine": engine, "native_formats": native_formats, "gpu_vendors": vendors}
+        index = {
+            **plan_index(models),
+            "engine": engine,
+            "native_formats": native_formats,
+            "gpu_vendors": vendors,
+            # a pretraining run's tokens when the reader gives none (plan_options.sql reads the same parameter)
+            "pretrain_tokens_per_param": FAMILY.rows(con, "pretrain_tokens_per_param")[0][0],
+        }
         files = json_files(browser, training, index)
         files[f"{API}/plan/default.json"] = default_file(options, q)
     ctx = context(options, q, models, weights_label(q, native_formats), vendors)

@@ -33,3 +33,7 @@ select model_id, resolved_format from serving_models where format = 'native' ord
 -- name: gpu_vendors
 -- each GPU's vendor (the Planner's filters)
 select gpu_id, vendor from serving_gpus order by gpu_id;
+
+-- name: pretrain_tokens_per_param
+-- the tokens a pretraining run takes per parameter when the question gives none
+select value::double from parameters where name = 'pretrain_tokens_per_param';
