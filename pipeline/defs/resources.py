@@ -32,7 +32,7 @@ class RunGenerations:
     finished (published or removed) by the last."""
 
     _guard = threading.Lock()
-    _open: dict[str, list] = {}  # run id -> [Generation, users]
+    _open: dict[str, list] = {}  # run id -> [Generation, users, a resource failed]
 
     @classmethod
     def acquire(cls, context: dg.InitResourceContext) -> Generation | None:
@@ -46,31 +46,30 @@ class RunGenerations:
                 cls._open[run_id][1] += 1
                 return cls._open[run_id][0]
             generation = Generation(paths(), partial=cls._partial(context)).open()
-            cls._open[run_id] = [generation, 1]
+            cls._open[run_id] = [generation, 1, False]
         if context.log:
+            start = f"from a copy of the current one: {generation.blocker or 'partial run'}"
             context.log.info(
-                f"writing into generation {generation.path.name}"
-                + (
-                    f" (from a copy of the current one: {generation.blocker or 'partial run'})"
-                    if generation.partial
-                    else ""
-                )
+                f"writing into generation {generation.path.name}" + (f" ({start})" if generation.partial else "")
             )
         return generation
 
     @classmethod
-    def release(cls, context: dg.InitResourceContext) -> None:
+    def release(cls, context: dg.InitResourceContext, failed: bool = False) -> None:
+        """One resource is done with the generation (`failed`: it could not be set up); the last one publishes it,
+        unless a step, a blocking check or a resource failed."""
         run_id = _run_id(context) or "no-run"
         with cls._guard:
             entry = cls._open.get(run_id)
             if entry is None:  # nothing opened (a run already finished), or released already
                 return
             entry[1] -= 1
+            entry[2] = entry[2] or failed
             if entry[1] > 0:
                 return
             del cls._open[run_id]
         generation = entry[0]
-        failures = cls._failures(context)
+        failures = (["a resource could not be set up"] if entry[2] else []) + cls._failures(context)
         generation.finish(failed=bool(failures))
         if not context.log:
             return
@@ -144,7 +143,7 @@ class AtlasDuckDB(DuckDBResource):
             self._held = duckdb.connect(database, read_only=read_only, config=self.connection_config)
         except BaseException:
             if self.publish:
-                RunGenerations.release(context)
+                RunGenerations.release(context, failed=True)
             raise
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:

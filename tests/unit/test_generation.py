@@ -9,9 +9,11 @@ import json
 import os
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from pipeline.config import Paths
+from pipeline.defs.resources import AtlasDuckDB, AtlasPaths, default_resources
 from pipeline.run import CURRENT, GENERATIONS, INPUTS, PREVIOUS, BuildBusy, Generation, current_generation
 
 
@@ -146,3 +148,60 @@ def test_a_copy_that_fails_stops_the_run_with_its_error(tmp_path, monkeypatch):
     assert [g.name for g in (p.build / GENERATIONS).iterdir()] == ["20261126T000000-old"]  # nothing half-copied
     assert (p.build / CURRENT).resolve().name == "20261126T000000-old"
     Generation(p, partial=False).open().close()  # the lock is released: the next run opens
+
+
+def run_with_the_pipeline_s_resources(tmp_path: Path, monkeypatch, fail: bool = False, refuse_database: bool = False):
+    """A one-asset run with the resources every run of the definitions gets (pipeline/defs/resources.py): it writes
+    a database table and a site page into the run's generation, then fails when asked to (`refuse_database`: the
+    database resource cannot open its file)."""
+    import duckdb
+
+    p = current_build(tmp_path)
+    database = current_generation(p) / p.database.name
+    database.unlink()
+    duckdb.connect(str(database)).close()  # the partial run copies it
+    if refuse_database:
+
+        def refused(*args, **kwargs):
+            raise duckdb.IOException("Could not set lock on file")
+
+        monkeypatch.setattr("pipeline.defs.resources.duckdb.connect", refused)
+    monkeypatch.setenv("GPU_ATLAS_DB", str(p.database))
+    monkeypatch.setenv("GPU_ATLAS_BUILD", str(p.build))
+    monkeypatch.setenv("GPU_ATLAS_SOURCES", str(p.sources))
+
+    @dg.asset
+    def page(database: AtlasDuckDB, atlas_paths: AtlasPaths) -> None:
+        with database.get_connection() as con:
+            con.execute("create or replace table t as select 1 as x")
+        (atlas_paths.site / "index.html").write_text("<html>new</html>", encoding="utf-8")
+        if fail:
+            raise RuntimeError("a broken source")
+
+    result = dg.materialize(
+        [page], resources=default_resources(), instance=dg.DagsterInstance.ephemeral(), raise_on_error=False
+    )
+    return p, result
+
+
+def test_a_run_of_the_definitions_resources_publishes_its_generation(tmp_path, monkeypatch):
+    old = current_generation(current_build(tmp_path / "probe"))  # the hand-made generation's name
+    p, result = run_with_the_pipeline_s_resources(tmp_path, monkeypatch, fail=False)
+    assert result.success
+    assert current_generation(p).name != old.name and served(p)[1] == "<html>new</html>"
+    Generation(p, partial=False).open().close()  # the lock is released
+
+
+def test_a_failed_step_of_the_definitions_resources_publishes_nothing(tmp_path, monkeypatch):
+    p, result = run_with_the_pipeline_s_resources(tmp_path, monkeypatch, fail=True)
+    assert not result.success
+    assert (p.build / CURRENT).resolve().name == "20261126T000000-old"
+    assert [g.name for g in (p.build / GENERATIONS).iterdir()] == ["20261126T000000-old"]
+    Generation(p, partial=False).open().close()
+
+
+def test_a_resource_that_cannot_be_set_up_publishes_nothing(tmp_path, monkeypatch):
+    p, result = run_with_the_pipeline_s_resources(tmp_path, monkeypatch, refuse_database=True)
+    assert not result.success
+    assert [g.name for g in (p.build / GENERATIONS).iterdir()] == ["20261126T000000-old"]
+    Generation(p, partial=False).open().close()
