@@ -266,7 +266,7 @@ def build_site(
     try:
         build(cfg, dirty=dirty)
     except Exception as exc:
-        what = f"the {edition.strip('/') or 'main'} edition's MkDocs build failed"
+        what = f"the {edition.strip('/') or 'en'} edition's MkDocs build failed"
         raise RuntimeError("\n".join([f"{what}: {exc}", *warned.messages[-20:]])) from exc
     finally:
         build_logger.removeFilter(quiet)
