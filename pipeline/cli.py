@@ -7,7 +7,6 @@ from enum import Enum
 
 import typer
 
-from . import process
 from .config import paths
 from .plan import DEFAULTS as PLAN_DEFAULTS
 from .plan import SERVE_PRECISIONS
@@ -53,19 +52,19 @@ def _report(outcome, what: str) -> None:
 @app.command()
 def build() -> None:
     """Materialise the whole graph: sources -> DuckDB -> scores -> pages -> site."""
-    from .run import materialize
+    from .jobs import build as build_everything
 
-    _report(materialize(), "build")
+    _report(build_everything(), "build")
 
 
 @app.command("refresh-prices")
 def refresh_prices() -> None:
     """Re-materialise only the price inputs and what depends on them (pages and site included)."""
     from .news import describe, price_news, snapshot_dates
-    from .run import materialize, price_selection
+    from .jobs import refresh_prices as refresh
 
     before = snapshot_dates(paths().database)
-    outcome = materialize(price_selection(), incremental=True)
+    outcome = refresh()
     if outcome.full_build_instead:
         typer.secho(f"{outcome.full_build_reason}: built everything instead", fg="yellow")
     _report(outcome, "price refresh")
@@ -266,7 +265,6 @@ def mcp_command() -> None:
     """Serve the built database to assistants over MCP (stdio): tools plan, fit, gpu, compare_gpus, prices, sql."""
     from .mcp_server import serve
 
-    process.loaded()
     serve(_built_database())
 
 
@@ -386,13 +384,8 @@ def plan_command(
 
 
 def main() -> None:
-    """The `gpu-atlas` command (how it starts and ends: pipeline/process.py)."""
-    process.start()
-    try:
-        app()
-    except SystemExit as exc:
-        process.exit_now(exc.code)
-    process.exit_now(0)
+    """The `gpu-atlas` command."""
+    app()
 
 
 if __name__ == "__main__":

@@ -1,11 +1,15 @@
-"""Materialise the asset graph into a new generation folder, then make it current with one rename.
+"""Build generations: every run writes a new folder, published with one rename under the build lock.
 
-Each build writes its database, generated pages, site and inputs record into
-`<build>/generations/<id>/`. `<build>/current` is a symlink to the current generation, replaced in one
-atomic rename when a build succeeded; the database (`GPU_ATLAS_DB`), its inputs record, `<build>/docs`
-and `<build>/site` are symlinks through `current`, so they change together: a reader, or a build killed
-at any instant, sees the previous build or the new one, never a mix. A failed run leaves the last good
-build current; older generations are removed once a new one is current.
+Each run (the command line's `gpu-atlas build` and `refresh-prices`, the Dagster UI, `dagster job execute`, a
+schedule or a sensor) writes its database, generated pages, site and inputs record into
+`<build>/generations/<id>/` (pipeline/defs/resources.py opens the generation when the run starts and finishes it
+when the run ends). `<build>/current` is a symlink to the current generation, replaced in one atomic rename when a
+run succeeded; the database (`GPU_ATLAS_DB`), its inputs record, `<build>/docs` and `<build>/site` are symlinks
+through `current`, so they change together: a reader, or a build killed at any instant, sees the previous build or
+the new one, never a mix. A failed run removes its generation and leaves the last good build current; older
+generations are removed once a new one is current.
+
+This module knows nothing of the asset graph but the price refresh's selection; it never imports the definitions.
 """
 
 from __future__ import annotations
@@ -15,16 +19,13 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
 
-from . import process
-from .config import PACKAGE, ROOT, Paths, paths
-from .sources import sha256
+from .config import PACKAGE, ROOT, Paths
+from .sourcefiles import sha256
 
 # a price change re-runs the price inputs and everything downstream of them, plus the source register
 # (a new snapshot is a new source) and the page that lists it
@@ -36,26 +37,6 @@ GENERATIONS = "generations"  # <build>/generations/<id>/: one build's database, 
 CURRENT = "current"  # <build>/current -> generations/<id>: the one rename that publishes a build
 PREVIOUS = "previous"  # <build>/previous -> the generation current before the last publish
 INPUTS = "inputs.json"
-
-
-@dataclass
-class Outcome:
-    ok: bool
-    seconds: float
-    materialized: list[str] = field(default_factory=list)
-    checks_passed: int = 0
-    checks_warned: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    step_seconds: dict[str, float] = field(default_factory=dict)
-    site: dict = field(default_factory=dict)  # the site step's metadata: pages rendered, incremental or full
-    full_build_instead: bool = False  # a refresh could not start from the last build (see full_build_reason)
-    full_build_reason: str = ""
-
-
-def _definitions() -> dg.Definitions:
-    from .definitions import defs
-
-    return defs
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -143,25 +124,26 @@ class BuildBusy(RuntimeError):
 
 
 class Generation:
-    """One build's folder under `<build>/generations/`, held under the build lock from open() to close().
+    """One run's folder under `<build>/generations/`, held under the build lock from open() to finish().
 
-    Every run writes into a new generation, whatever starts it (the command line, the Dagster UI, `dagster job
-    execute`, a schedule or a sensor): from a copy of the current generation when only part of the graph runs,
-    empty otherwise. publish() makes it current with the one rename; discard() removes it. The current
-    generation is never written to."""
+    A run of the whole graph starts from an empty folder. A run of part of it (`partial`: the price refresh) starts
+    from a copy of the current generation and re-renders only the pages whose Markdown changed (`incremental`),
+    unless the last build cannot be started from (`blocker`: none yet, or inputs such a run does not re-read changed
+    since it): then its site is built in full and the copied inputs record is kept, which still says what the rest
+    of the build was made from. finish() publishes the folder with the one rename, or removes it when the run
+    failed. The current generation is never written to."""
 
-    def __init__(self, p: Paths, copy_current: bool):
+    def __init__(self, p: Paths, partial: bool):
         self.p = p
-        self.copy_current = copy_current
+        self.partial = partial
         self.path: Path | None = None
+        self.incremental = False
+        self.blocker = ""
+        self._record: dict[str, str] | None = None
         self._lock = None
-        self._copying: threading.Thread | None = None
-        self._copy_failed: BaseException | None = None
 
-    def open(self, wait: bool = True) -> "Generation":
-        """Take the build lock and make the generation's folder. With wait=False the copy of the current
-        generation (a partial run's starting point, some 240 MB) goes on in a thread while the caller sets up its
-        run; `ready()` waits for it."""
+    def open(self) -> "Generation":
+        """Take the build lock (BuildBusy when another build holds it) and make the generation's folder."""
         p = self.p
         p.build.mkdir(parents=True, exist_ok=True)
         handle = open(p.build / ".lock", "w")
@@ -173,61 +155,59 @@ class Generation:
         self._lock = handle
         try:
             _clean(p)  # generations a killed build left
+            inputs = build_inputs(p)
+            self.blocker = refresh_blocker(p, inputs) if self.partial else ""
+            self.incremental = self.partial and not self.blocker
+            self._record = None if self.blocker else inputs  # what the generation is built from, for the next refresh
             root = p.build / GENERATIONS
             root.mkdir(parents=True, exist_ok=True)
             self.path = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%dT%H%M%S-"), dir=root))
             self.path.chmod(0o755)  # served and read like any build folder (mkdtemp makes it private)
             current = current_generation(p)
-            if self.copy_current and current is not None:
-                self._copying = threading.Thread(target=self._copy, args=(current,), name="generation-copy")
-                self._copying.start()
-                if wait:
-                    self.ready()
+            if self.partial and current is not None:
+                self._copy(current)
         except BaseException:
+            self.discard()
             self.close()
             raise
         return self
 
     def _copy(self, current: Path) -> None:
-        try:
-            for name in (n for n in (self.p.database.name, "docs", "site", INPUTS) if (current / n).exists()):
-                # copies keep modification times: the site build re-renders only pages rewritten since
-                if (current / name).is_dir():
-                    shutil.copytree(current / name, self.path / name)
-                else:
-                    shutil.copy2(current / name, self.path / name)
-        except BaseException as exc:  # raised in the caller's thread by ready()
-            self._copy_failed = exc
-
-    def ready(self) -> None:
-        """Wait for the copy of the current generation; raise what stopped it."""
-        if self._copying is not None:
-            self._copying.join()
-            self._copying = None
-        if self._copy_failed is not None:
-            raise self._copy_failed
+        """The current generation's database, pages, site and inputs record, modification times kept: the site
+        build re-renders only the pages written since."""
+        for name in (self.p.database.name, "docs", "site", INPUTS):
+            if (current / name).is_dir():
+                shutil.copytree(current / name, self.path / name)
+            elif (current / name).is_file():
+                shutil.copy2(current / name, self.path / name)
 
     @property
     def database(self) -> Path:
         return self.path / self.p.database.name
 
-    def publish(self, inputs: dict[str, str] | None) -> None:
-        """Record what the build read (None: keep the copied record) and make the generation current."""
-        self.ready()
+    def finish(self, failed: bool) -> None:
+        """Publish the generation (or remove it, when the run failed), then release the lock."""
+        try:
+            if failed:
+                self.discard()
+            else:
+                self.publish()
+        finally:
+            self.close()
+
+    def publish(self) -> None:
+        """Record what the build read (a run that could not start from the last build keeps the copied record)
+        and make the generation current."""
         Path(str(self.database) + ".wal").unlink(missing_ok=True)
-        if inputs is not None:
-            (self.path / INPUTS).write_text(json.dumps(inputs, indent=0, sort_keys=True), encoding="utf-8")
+        if self._record is not None:
+            (self.path / INPUTS).write_text(json.dumps(self._record, indent=0, sort_keys=True), encoding="utf-8")
         _publish(self.p, self.path)
 
     def discard(self) -> None:
-        if self._copying is not None:  # no copy may still write into the folder being removed
-            self._copying.join()
         if self.path is not None:
             shutil.rmtree(self.path, ignore_errors=True)
 
     def close(self) -> None:
-        if self._copying is not None:  # the lock guards the copy too
-            self._copying.join()
         if self._lock is not None:
             self._lock.close()  # releases the lock
             self._lock = None
@@ -268,7 +248,7 @@ def _inputs_file(p: Paths) -> Path:
     return p.database.with_name(p.database.stem + ".inputs.json")
 
 
-def _refresh_blocker(p: Paths, inputs: dict[str, str]) -> str:
+def refresh_blocker(p: Paths, inputs: dict[str, str]) -> str:
     """Why a price refresh cannot start from the last build ('' when it can)."""
     if not (p.database.is_file() and p.docs.is_dir() and p.site.is_dir()):
         return "no previous build to start from"
@@ -285,102 +265,6 @@ def _refresh_blocker(p: Paths, inputs: dict[str, str]) -> str:
         return ""
     shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
     return f"{len(changed)} input(s) a price refresh does not re-read changed since the last build: {shown}"
-
-
-def materialize(selection: dg.AssetSelection | None = None, incremental: bool = False) -> Outcome:
-    """Run the graph (or `selection`) into staging, then swap.
-
-    incremental: start from a copy of the current database and generated pages (price refresh). When the
-    last build cannot be started from (none yet, or specs, models, code or hand-written pages changed since
-    it), everything is built instead, so a refresh never mixes new inputs into an old build.
-    """
-    p = paths()
-    inputs = build_inputs(p)
-    reason = _refresh_blocker(p, inputs) if incremental else ""
-    if reason:
-        selection, incremental = None, False
-    try:
-        # the copy of the last build goes on while Dagster sets up the run (_materialize waits for it)
-        generation = Generation(p, copy_current=incremental).open(wait=False)
-    except BuildBusy as exc:
-        raise SystemExit(str(exc)) from None
-    try:
-        outcome = _materialize(generation, selection, incremental, inputs)
-    finally:
-        generation.close()
-    outcome.full_build_instead = bool(reason)
-    outcome.full_build_reason = reason
-    return outcome
-
-
-def _materialize(
-    generation: Generation, selection: dg.AssetSelection | None, incremental: bool, inputs: dict[str, str]
-) -> Outcome:
-    from .defs.resources import default_resources
-
-    started = time.perf_counter()
-    staging_db = generation.database
-    staging_build = generation.path
-    defs = _definitions()
-    all_assets = list(defs.assets or [])
-    checks = list(defs.asset_checks or [])
-    kwargs = {}
-    if selection:
-        kwargs["selection"] = selection
-    instance = dg.DagsterInstance.ephemeral()
-    process.loaded()  # the garbage collector looks only at what the run makes (pipeline/process.py)
-    try:
-        generation.ready()  # the copy of the last build, made while the instance was set up
-    except BaseException:
-        generation.discard()
-        raise
-    result = dg.materialize(
-        [*all_assets, *checks],
-        resources=default_resources(staging_db, staging_build, incremental=incremental),
-        instance=instance,
-        raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
-        **kwargs,
-    )
-    outcome = Outcome(ok=result.success, seconds=0.0)
-    for event in result.get_asset_materialization_events():
-        key = event.asset_key.to_user_string()
-        outcome.materialized.append(key)
-        if key == "site":
-            metadata = event.materialization.metadata
-            outcome.site = {
-                k: metadata[k].value for k in ("html_pages", "pages_rendered", "incremental") if k in metadata
-            }
-    for ev in result.get_asset_check_evaluations():
-        name = f"{ev.asset_key.to_user_string()}:{ev.check_name}"
-        if ev.passed:
-            outcome.checks_passed += 1
-        else:
-            md = ev.metadata.get("problems") or ev.metadata.get("names")
-            text = md.value if md is not None else ""
-            if ev.severity == dg.AssetCheckSeverity.WARN:
-                lines = [ln for ln in str(text).splitlines() if ln.strip()]
-                outcome.checks_warned.append(f"{name}: {len(lines)} item(s), first: {lines[0] if lines else ''}")
-            else:
-                outcome.errors.append(f"check {name} failed:\n{text}")
-    for event in result.all_events:
-        if event.event_type_value == "STEP_FAILURE":
-            err = event.event_specific_data.error
-            message = err.message if err else "step failed"
-            cause = err.cause.message if err and err.cause else ""
-            outcome.errors.append(f"{event.step_key} failed: {cause or message}".strip())
-    # per-step wall time from the event log
-    for stat in instance.get_run_step_stats(result.run_id):
-        if stat.start_time and stat.end_time:
-            outcome.step_seconds[stat.step_key] = stat.end_time - stat.start_time
-
-    if outcome.ok and not outcome.errors:
-        generation.publish(inputs)  # with what this build read, for the next refresh to compare against
-    else:
-        outcome.ok = False
-        generation.discard()
-    outcome.seconds = time.perf_counter() - started
-    return outcome
 
 
 def price_selection() -> dg.AssetSelection:

@@ -79,11 +79,11 @@ def isolated_paths(tmp_path, monkeypatch):
 def built_site(tmp_path_factory):
     """The real pipeline run once on the real sources into a temporary folder (database + site)."""
     from pipeline.config import paths_overridden
-    from pipeline.run import materialize
+    from pipeline.jobs import build
 
     base = tmp_path_factory.mktemp("atlas")
     with paths_overridden(base / "data" / "gpu_atlas.duckdb", base / "build"):
-        outcome = materialize()
+        outcome = build()
         assert outcome.ok, "\n".join(outcome.errors)
         yield {"db": base / "data" / "gpu_atlas.duckdb", "site": base / "build" / "site", "outcome": outcome}
 

@@ -20,7 +20,7 @@ from pipeline.contract import DATABASE_FILE, VIEW_KEYS, VIEWS, view_files
 from pipeline.db import path_literal
 from pipeline.render import i18n
 from pipeline.render.family import RENDER_DIR, Family, render_editions
-from pipeline.render.editions import build_editions, template_cache
+from pipeline.render.site import build_editions, template_cache
 from pipeline.steps import asset_of, ensure_views, view_reads
 
 from .resources import AtlasPaths
@@ -50,7 +50,7 @@ def write_pages(docs: Path, generated: dict[str, str]) -> list[str]:
 def site_docs_base(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
     docs = atlas_paths.docs
     # the catalogues (*.po) are read by the pipeline, not published
-    shutil.copytree(atlas_paths.handwritten_dir, docs, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.po"))
+    shutil.copytree(atlas_paths.handwritten, docs, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.po"))
     vendor = docs / "javascripts" / "vendor"
     vendor.mkdir(parents=True, exist_ok=True)
     major_minor = ".".join(alt.VEGALITE_VERSION.split(".")[:2])
@@ -113,7 +113,6 @@ def family_asset(module) -> dg.AssetsDefinition:
             ensure_views(con, family.views)
             generated = render_editions(module, con)
         written = write_pages(atlas_paths.docs, generated)
-        atlas_paths.pages_written(written)  # final for this run: an incremental site build may draft them now
         return dg.MaterializeResult(metadata={"pages": len(generated), "pages_changed": len(written)})
 
     return _asset
@@ -214,9 +213,10 @@ def exports(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Materialize
     out.mkdir(parents=True, exist_ok=True)
     with database.get_connection() as con:
         written = [view for view in VIEWS if write_view(con, view, out)]
-        # the database itself: checkpointed, so the file holds everything, then copied as a file
+        # the database itself (the file this run writes): checkpointed, so the file holds everything, then copied
+        (path,) = con.execute("select path from duckdb_databases() where database_name = current_database()").fetchone()
         con.execute("checkpoint")
-        shutil.copyfile(database.database, out / DATABASE_FILE)
+        shutil.copyfile(path, out / DATABASE_FILE)
     files = sorted(p for p in out.iterdir() if p.is_file())
     return dg.MaterializeResult(
         metadata={"files": len(files), "views_written": len(written), "bytes": sum(p.stat().st_size for p in files)}
@@ -231,16 +231,14 @@ def exports(database: DuckDBResource, atlas_paths: AtlasPaths) -> dg.Materialize
     "only the pages whose Markdown changed are re-rendered and the search index is merged.",
 )
 def site(atlas_paths: AtlasPaths) -> dg.MaterializeResult:
-    # the editions are built at once, each by a process of its own, started and warmed up when the run began
-    # (AtlasPaths starts them; in a price refresh they have drafted the pages written early)
+    # each edition in turn, in this process (pipeline/render/site.py)
     results = build_editions(
-        atlas_paths.mkdocs_config,
+        atlas_paths.mkdocs,
         atlas_paths.docs,
         atlas_paths.site,
         i18n.LOCALES,
         incremental=atlas_paths.incremental,
         template_cache=template_cache(),
-        editions=atlas_paths.take_editions(),
     )
     pages_built = sum(1 for _ in atlas_paths.site.rglob("index.html"))
     return dg.MaterializeResult(

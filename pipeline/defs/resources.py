@@ -1,16 +1,15 @@
-"""Resources: where the database, the sources and the build outputs live.
+"""Resources: where the database, the sources and the build outputs live, and the one publish of a run.
 
-The command line hands a run the paths of the generation it opened (pipeline/run.py). Every other start of a
-run (the Dagster UI, `dagster job execute`, a schedule, a sensor, one asset materialised by hand) gets the
-resources of `default_resources()` without paths: the first of them set up for the run opens a new generation
-under the build lock (a copy of the current one when only part of the graph runs), every step writes there,
-and the last one torn down publishes it with the one rename, only when no step failed and every blocking check
-passed; otherwise the generation is removed and the current build stays as it was."""
+Every run of the definitions (the command line's `gpu-atlas build` and `refresh-prices`, the Dagster UI, `dagster
+job execute`, a schedule, a sensor, one asset materialised by hand) gets the resources of `default_resources()`:
+the first of them set up for the run opens a new generation under the build lock (pipeline/run.py; a copy of the
+current one when only part of the graph runs), every step writes there, and the last one torn down publishes it
+with the one rename, only when no step failed and every blocking check passed; otherwise the generation is removed
+and the current build stays as it was. Resources given folders of their own (tests) publish nothing."""
 
 from __future__ import annotations
 
 import threading
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from dagster_duckdb import DuckDBResource
 from pydantic import PrivateAttr
 
 from pipeline.config import paths
+from pipeline.run import Generation, current_generation
 
 
 def _run_id(context: dg.InitResourceContext) -> str | None:
@@ -28,67 +28,55 @@ def _run_id(context: dg.InitResourceContext) -> str | None:
 
 
 class RunGenerations:
-    """The generation of each Dagster-launched run, shared by the run's resources (reference counted)."""
+    """The generation of each run, shared by the run's resources (reference counted): opened by the first,
+    finished (published or removed) by the last."""
 
     _guard = threading.Lock()
-    _open: dict[str, list] = {}  # run id -> [Generation, users, incremental site, inputs to record]
+    _open: dict[str, list] = {}  # run id -> [Generation, users, a resource failed]
 
     @classmethod
-    def acquire(cls, context: dg.InitResourceContext) -> tuple[Path, bool]:
-        """The folder of the run's generation (opened by the first caller) and whether the site is re-rendered
-        incrementally in it."""
-        from pipeline.run import Generation, _refresh_blocker, build_inputs, current_generation
-
-        run_id = _run_id(context) or "no-run"
+    def acquire(cls, context: dg.InitResourceContext) -> Generation | None:
+        """The run's generation, opened by the first caller; None for resources built again after the run ended
+        (`dagster job execute` does, to load outputs): they read the current build and publish nothing."""
         if cls._finished(context):
-            # resources built again after the run ended (`dagster job execute` does, to load outputs): they
-            # read the current build and publish nothing
-            return current_generation(paths()) or paths().build, False
+            return None
+        run_id = _run_id(context) or "no-run"
         with cls._guard:
             if run_id in cls._open:
                 cls._open[run_id][1] += 1
-                return cls._open[run_id][0].path, cls._open[run_id][2]
-            p = paths()
-            partial = cls._partial(context)
-            inputs = build_inputs(p)
-            blocker = _refresh_blocker(p, inputs) if partial else ""
-            generation = Generation(p, copy_current=partial).open()
-            incremental_site = partial and not blocker
-            # the inputs record says what the generation was built from: only a full run, or a partial run from
-            # a build whose other inputs are unchanged, may record today's; otherwise the copied record stays
-            record = inputs if (not partial or not blocker) else None
-            cls._open[run_id] = [generation, 1, incremental_site, record]
-            if context.log:
-                context.log.info(
-                    f"writing into generation {generation.path.name}"
-                    + (f" (from a copy of the current one: {blocker or 'partial run'})" if partial else "")
-                )
-            return generation.path, incremental_site
+                return cls._open[run_id][0]
+            generation = Generation(paths(), partial=cls._partial(context)).open()
+            cls._open[run_id] = [generation, 1, False]
+        if context.log:
+            start = f"from a copy of the current one: {generation.blocker or 'partial run'}"
+            context.log.info(
+                f"writing into generation {generation.path.name}" + (f" ({start})" if generation.partial else "")
+            )
+        return generation
 
     @classmethod
-    def release(cls, context: dg.InitResourceContext) -> None:
+    def release(cls, context: dg.InitResourceContext, failed: bool = False) -> None:
+        """One resource is done with the generation (`failed`: it could not be set up); the last one publishes it,
+        unless a step, a blocking check or a resource failed."""
         run_id = _run_id(context) or "no-run"
         with cls._guard:
             entry = cls._open.get(run_id)
             if entry is None:  # nothing opened (a run already finished), or released already
                 return
             entry[1] -= 1
+            entry[2] = entry[2] or failed
             if entry[1] > 0:
                 return
             del cls._open[run_id]
-        generation, _, _, record = entry
-        try:
-            failures = cls._failures(context)
-            if failures:
-                generation.discard()
-                if context.log:
-                    context.log.error("nothing published; the current build is untouched: " + "; ".join(failures[:5]))
-            else:
-                generation.publish(record)
-                if context.log:
-                    context.log.info(f"published generation {generation.path.name}")
-        finally:
-            generation.close()
+        generation = entry[0]
+        failures = (["a resource could not be set up"] if entry[2] else []) + cls._failures(context)
+        generation.finish(failed=bool(failures))
+        if not context.log:
+            return
+        if failures:
+            context.log.error("nothing published; the current build is untouched: " + "; ".join(failures[:5]))
+        else:
+            context.log.info(f"published generation {generation.path.name}")
 
     @staticmethod
     def _finished(context: dg.InitResourceContext) -> bool:
@@ -99,16 +87,17 @@ class RunGenerations:
 
     @staticmethod
     def _partial(context: dg.InitResourceContext) -> bool:
-        """Whether the run materialises only part of the asset graph (then it starts from a copy)."""
+        """Whether the run materialises only part of the asset graph (then it starts from a copy). A named job
+        (price_refresh) is part of it; the asset job is all of it unless the run selected fewer assets (the UI's
+        "Materialize all" selects each one). The one import of the definitions below them, at run time."""
         run = context.run
-        if run is None:
+        if run is None or run.job_name != "__ASSET_JOB":
             return True
+        if not run.asset_selection:
+            return False
         from pipeline.definitions import defs
 
-        everything = set(defs.resolve_asset_graph().materializable_asset_keys)
-        if run.asset_selection is not None:
-            return not everything <= set(run.asset_selection)
-        return run.job_name != "__ASSET_JOB"
+        return not set(defs.resolve_asset_graph().materializable_asset_keys) <= set(run.asset_selection)
 
     @staticmethod
     def _failures(context: dg.InitResourceContext) -> list[str]:
@@ -128,6 +117,14 @@ class RunGenerations:
         return failures
 
 
+def _folder(generation: Generation | None) -> Path:
+    """The folder a publishing resource works in: the run's generation, or the current build's for resources built
+    again after the run ended."""
+    if generation is not None:
+        return generation.path
+    return current_generation(paths()) or paths().build
+
+
 class AtlasDuckDB(DuckDBResource):
     """The DuckDB resource, holding the database open for the whole run: each step gets a cursor on the open
     database instead of reopening the file (which costs about 15 ms a step, a fifth of a small SQL step).
@@ -137,22 +134,16 @@ class AtlasDuckDB(DuckDBResource):
     _held: Any = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        database = self.database
+        database, read_only = self.database, False
         if self.publish:
-            folder, _ = RunGenerations.acquire(context)
-            database = str(folder / Path(self.database).name)
+            generation = RunGenerations.acquire(context)
+            database = str(_folder(generation) / paths().database.name)
+            read_only = generation is None  # the current build's database: read, never written
         try:
-            for attempt in range(8):  # another process (a second run) may hold the file's write lock for a while
-                try:
-                    self._held = duckdb.connect(database, config=self.connection_config)
-                    return
-                except duckdb.IOException:
-                    if attempt == 7:
-                        raise
-                    time.sleep(0.25 * 2**attempt)
+            self._held = duckdb.connect(database, read_only=read_only, config=self.connection_config)
         except BaseException:
             if self.publish:
-                RunGenerations.release(context)
+                RunGenerations.release(context, failed=True)
             raise
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
@@ -176,64 +167,44 @@ class AtlasDuckDB(DuckDBResource):
 
 
 class AtlasPaths(dg.ConfigurableResource):
-    """Folders the pipeline reads and writes. Defaults come from pipeline.config (env vars). With `publish`,
-    the generated pages, downloads and site go to the run's new generation (see RunGenerations)."""
+    """Folders the pipeline reads and writes; a folder not given is pipeline.config's (environment variables, read
+    when the run starts). With `publish`, the generated pages, downloads and site go to the run's new generation
+    (see RunGenerations)."""
 
-    sources_dir: str
+    sources_dir: str = ""
     docs_dir: str = ""
     site_dir: str = ""
     exports_dir: str = ""
-    handwritten_dir: str
-    mkdocs_config: str
-    # re-render only the pages whose Markdown changed, starting from a copy of the last site (price refresh)
+    handwritten_dir: str = ""
+    mkdocs_config: str = ""
+    # re-render only the pages whose Markdown changed, starting from the last site (set by the run's generation)
     incremental_site: bool = False
     publish: bool = False
     _root: Any = PrivateAttr(default=None)
     _incremental: bool = PrivateAttr(default=False)
-    _editions: Any = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         if self.publish:
-            self._root, self._incremental = RunGenerations.acquire(context)
-        self._start_site_builders(context)
+            generation = RunGenerations.acquire(context)
+            self._root = _folder(generation)
+            self._incremental = generation is not None and generation.incremental
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
-        if self._editions is not None:
-            self._editions.stop()
-        self._editions = None
         if self.publish:
             self._root = None
             RunGenerations.release(context)
 
-    def _start_site_builders(self, context: dg.InitResourceContext) -> None:
-        """A run that builds the site starts one MkDocs process per edition as soon as its first step sets these
-        paths up: they import MkDocs and load jieba's dictionary on the core the pipeline leaves idle while it
-        ingests, computes and renders, so the site step starts building at once (pipeline/render/editions.py)."""
-        from pipeline.render import i18n
-        from pipeline.render.editions import Editions, template_cache
-
-        run = context.run
-        selection = run.asset_selection if run is not None else None
-        if selection and dg.AssetKey("site") not in selection:  # (none or empty: the whole graph)
-            return  # this run builds no site
-        if RunGenerations._finished(context):
-            return  # resources built again after the run ended
-        self._editions = Editions(self.mkdocs_config, i18n.LOCALES, template_cache()).start()
-
-    def take_editions(self):
-        """The editions' MkDocs processes started for this run's site, used once (None when none was started)."""
-        editions, self._editions = self._editions, None
-        return editions
-
-    def pages_written(self, pages: list[str]) -> None:
-        """Pages a page family wrote (paths in `docs`). In an incremental run the editions draft them while the
-        run renders the other families (Editions.written); a full build renders every page at the end."""
-        if self._editions is not None and self.incremental:
-            self._editions.written(self.docs, self.site, pages)
-
     @property
     def sources(self) -> Path:
-        return Path(self.sources_dir)
+        return Path(self.sources_dir) if self.sources_dir else paths().sources
+
+    @property
+    def handwritten(self) -> Path:
+        return Path(self.handwritten_dir) if self.handwritten_dir else paths().handwritten
+
+    @property
+    def mkdocs(self) -> Path:
+        return Path(self.mkdocs_config) if self.mkdocs_config else paths().mkdocs_config
 
     @property
     def docs(self) -> Path:
@@ -252,33 +223,11 @@ class AtlasPaths(dg.ConfigurableResource):
         return self._incremental if self._root is not None else self.incremental_site
 
 
-def default_resources(database: Path | None = None, build: Path | None = None, incremental: bool = False) -> dict:
-    """The resources of a run: into the given database and build folder (the command line's generation), or,
-    without them, into a new generation each run opens and publishes itself."""
-    p = paths()
-    if database is None and build is None:
-        return {
-            "database": AtlasDuckDB(database=str(p.database), connection_config={"threads": 2}, publish=True),
-            "atlas_paths": AtlasPaths(
-                sources_dir=str(p.sources),
-                handwritten_dir=str(p.handwritten),
-                mkdocs_config=str(p.mkdocs_config),
-                publish=True,
-            ),
-        }
-    db = database or p.database
-    build = build or p.build
+def default_resources() -> dict:
+    """The resources of every run: each run writes into a new generation it opens and publishes itself."""
     return {
-        "database": AtlasDuckDB(database=str(db), connection_config={"threads": 2}),
-        "atlas_paths": AtlasPaths(
-            sources_dir=str(p.sources),
-            docs_dir=str(build / "docs"),
-            site_dir=str(build / "site"),
-            exports_dir=str(build / "docs" / "downloads"),
-            handwritten_dir=str(p.handwritten),
-            mkdocs_config=str(p.mkdocs_config),
-            incremental_site=incremental,
-        ),
+        "database": AtlasDuckDB(database=str(paths().database), connection_config={"threads": 2}, publish=True),
+        "atlas_paths": AtlasPaths(publish=True),
     }
 
 

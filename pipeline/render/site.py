@@ -1,4 +1,4 @@
-"""The MkDocs build of the assembled pages, full or incremental.
+"""The MkDocs build of the assembled pages, full or incremental, of each edition in turn.
 
 A full build renders every page. An incremental build (the price refresh) starts from a copy of the
 last good site and re-renders only the pages whose Markdown changed since it was built (MkDocs' dirty
@@ -6,9 +6,8 @@ mode, which compares modification times; unchanged pages are never rewritten, se
 Dirty mode alone would leave the search index covering only the re-rendered pages, so the previous
 index is kept for every other page and the re-rendered pages' entries replace theirs.
 
-An incremental build need not wait for the last page: each edition's builder (pipeline/render/editions.py) may
-render the pages already written in a draft while the run renders others (`only`: those pages alone, nothing
-the run may still be writing is read, no static file is copied); the final build renders the rest.
+The editions (English, and each other locale under its folder: `zh/`) are built one after the other in the run's
+process (`build_editions`).
 """
 
 from __future__ import annotations
@@ -44,6 +43,18 @@ class _DropDirtyWarning(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not record.getMessage().startswith(DIRTY_WARNING)
+
+
+class _Warnings(logging.Handler):
+    """MkDocs' warnings of one build, for the error a failed build raises."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.addFilter(_DropDirtyWarning())
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.levelname}: {record.getMessage()}")
 
 
 def page_title(page) -> str:
@@ -146,6 +157,43 @@ def edition_config(config_file: str | Path, locale: str) -> Path:
     return path if locale == "en" else path.with_name(f"{path.stem}.{locale}{path.suffix}")
 
 
+def template_cache() -> Path:
+    """Where the theme's compiled templates are kept between builds (keyed by their source's checksum)."""
+    from pipeline.config import paths
+
+    return paths().cache / "jinja"
+
+
+def build_editions(
+    config_file: str | Path,
+    docs_dir: str | Path,
+    site_dir: str | Path,
+    locales: tuple[str, ...],
+    incremental: bool = False,
+    template_cache: Path | None = None,
+) -> dict[str, SiteBuild]:
+    """Every edition, one after the other: the first locale's from `docs_dir` into `site_dir`, each other one from
+    its folder there (`zh/`) into the same folder of the site. The first edition goes first: its full build empties
+    the site folder, and an edition whose last site went with it is then built in full too."""
+    from pipeline.render.i18n import prefix
+
+    docs, site = Path(docs_dir), Path(site_dir)
+    others = tuple(prefix(locale) for locale in locales[1:])
+    results = {}
+    for locale in locales:
+        mine = prefix(locale)
+        results[locale] = build_site(
+            edition_config(config_file, locale),
+            docs / mine if mine else docs,
+            site / mine if mine else site,
+            incremental=incremental,
+            template_cache=template_cache,
+            edition=mine,
+            others=() if mine else others,
+        )
+    return results
+
+
 def build_site(
     config_file: str | Path,
     docs_dir: str | Path,
@@ -154,20 +202,22 @@ def build_site(
     template_cache: Path | None = None,
     edition: str = "",
     others: tuple[str, ...] = (),
-    only: list[str] | None = None,
 ) -> SiteBuild:
     """Build the site; template_cache keeps the theme's compiled Jinja templates between builds. `edition`: the
     folder of an edition built inside the main site ('zh/'): its address is the site's plus that folder, and
     the main site's robots.txt names its sitemap. `others`: the folders of the other editions in `docs_dir`.
-    `only` (a draft of an incremental build): these pages (paths in `docs_dir`) are re-rendered where changed,
-    nothing else is read or copied; without a complete last site to build on, a draft builds nothing."""
+    A failed build raises RuntimeError with MkDocs' warnings (strict mode: any warning fails it)."""
     import warnings
 
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    # jieba (imported by the search plugin to split Chinese words) has string escapes Python warns about
+    # jieba (imported by the search plugin to split Chinese words) has string escapes Python warns about, and
+    # says on the console that it loads its dictionary
     warnings.filterwarnings("ignore", message="invalid escape sequence")
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
 
     site = Path(site_dir)
     index_path = site / SEARCH_INDEX
@@ -177,8 +227,6 @@ def build_site(
     if incremental and same_frame and index_path.is_file() and pages_all_built(Path(docs_dir), site, others):
         previous = json.loads(index_path.read_text(encoding="utf-8"))
     dirty = previous is not None
-    if only is not None and not dirty:  # a full build would read pages the run is still writing: the final one
-        return SiteBuild(incremental=False, pages_rendered=0, search_entries=0)
 
     cfg = load_config(config_file=str(config_file), docs_dir=str(docs_dir), site_dir=str(site_dir), strict=True)
     if edition and cfg.site_url:
@@ -190,14 +238,6 @@ def build_site(
     rendered: list[str] = []
 
     class _Hooks:
-        def on_files(self, files, config):
-            if only is not None:  # a draft: the listed pages where changed; no other page, no static file
-                listed = set(only)
-                for file in files:
-                    changed = file.is_documentation_page() and file.src_uri in listed and file.is_modified()
-                    file.is_modified = lambda changed=changed: changed  # decided once, before any page is read
-            return files
-
         def on_env(self, env, config, files):
             if template_cache is not None:  # compiled templates are keyed by their source's checksum
                 template_cache.mkdir(parents=True, exist_ok=True)
@@ -221,10 +261,16 @@ def build_site(
         if hasattr(plugin, "search_index_prev"):
             plugin.search_index_prev = None
     build_logger.addFilter(quiet)
+    warned = _Warnings()
+    logging.getLogger("mkdocs").addHandler(warned)
     try:
         build(cfg, dirty=dirty)
+    except Exception as exc:
+        what = f"the {edition.strip('/') or 'en'} edition's MkDocs build failed"
+        raise RuntimeError("\n".join([f"{what}: {exc}", *warned.messages[-20:]])) from exc
     finally:
         build_logger.removeFilter(quiet)
+        logging.getLogger("mkdocs").removeHandler(warned)
         cfg.plugins.on_shutdown()
 
     (site / SITE_KEY).write_text(key, encoding="utf-8")

@@ -81,13 +81,13 @@ def inject(root: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def poisoned_site(tmp_path_factory):
     from pipeline.config import paths_overridden
-    from pipeline.run import materialize
+    from pipeline.jobs import build
 
     base = tmp_path_factory.mktemp("poisoned")
     shutil.copytree(ROOT / "sources", base / "sources")
     markers = inject(base / "sources")
     with paths_overridden(base / "data" / "atlas.duckdb", base / "build", sources=base / "sources"):
-        outcome = materialize()
+        outcome = build()
         assert outcome.ok, "\n".join(outcome.errors)
         yield {"site": base / "build" / "site", "markers": markers}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.bench import add_price_snapshot
-from pipeline.run import materialize
+from pipeline.jobs import build, refresh_prices
 from pipeline.sourcefiles import build_date, write_checksums
 
 pytestmark = pytest.mark.integration
@@ -34,7 +34,7 @@ def good_build(tmp_path_factory):
     mp.setenv("GPU_ATLAS_SOURCES", str(src))
     mp.setenv("GPU_ATLAS_DB", str(base / "data" / "atlas.duckdb"))
     mp.setenv("GPU_ATLAS_BUILD", str(base / "build"))
-    outcome = materialize()
+    outcome = build()
     assert outcome.ok, outcome.errors
     yield base
     mp.undo()
@@ -141,7 +141,7 @@ def test_bad_source_stops_the_build(good_build, label, rel, change, fix_checksum
     try:
         if fix_checksum:
             write_checksums(good_build / "sources")
-        outcome = materialize()
+        outcome = build()
     finally:
         src.write_text(original, encoding="utf-8")
         write_checksums(good_build / "sources")
@@ -154,8 +154,6 @@ def test_bad_source_stops_the_build(good_build, label, rel, change, fix_checksum
 
 def test_bad_snapshot_stops_a_price_refresh(good_build):
     """A malformed new snapshot stops `refresh-prices` with file, row, column and rule; nothing is swapped in."""
-    from pipeline.run import price_selection
-
     new = add_price_snapshot(good_build / "sources", day=DAY, change=1.0)
     site = good_build / "build" / "site"
     db = good_build / "data" / "atlas.duckdb"
@@ -163,7 +161,7 @@ def test_bad_snapshot_stops_a_price_refresh(good_build):
     try:
         edit(new / "prices.csv", set_cell("usd_per_hour", 3, "-2"))
         write_checksums(good_build / "sources")
-        outcome = materialize(price_selection(), incremental=True)
+        outcome = refresh_prices()
     finally:
         shutil.rmtree(new)
         write_checksums(good_build / "sources")
@@ -181,7 +179,7 @@ def test_a_provider_folder_with_a_bad_name_is_refused_with_its_path(good_build):
     db = good_build / "data" / "atlas.duckdb"
     before = digest(db)
     try:
-        outcome = materialize()
+        outcome = build()
     finally:
         shutil.rmtree(bad)
     assert not outcome.ok
@@ -196,9 +194,9 @@ def test_missing_and_broken_sidecar(good_build):
     original = side.read_text(encoding="utf-8")
     try:
         side.write_text("title: [unclosed\n", encoding="utf-8")
-        broken = materialize()
+        broken = build()
         side.unlink()
-        missing = materialize()
+        missing = build()
     finally:
         side.write_text(original, encoding="utf-8")
     assert not broken.ok and "not valid YAML" in "\n".join(broken.errors)
@@ -207,11 +205,9 @@ def test_missing_and_broken_sidecar(good_build):
 
 def test_price_refresh_touches_only_prices(good_build):
     """A new snapshot + refresh-prices: the What-changed page shows it; spec stages are not re-run."""
-    from pipeline.run import price_selection
-
     new = add_price_snapshot(good_build / "sources", day=DAY)  # one Lambda price +10 %
     try:
-        outcome = materialize(price_selection(), incremental=True)
+        outcome = refresh_prices()
         assert outcome.ok, outcome.errors
         assert "core_price_history" in outcome.materialized and "site" in outcome.materialized
         assert not {"core_gpus", "core_spec_claims", "out_memory_requirements", "raw_models"} & set(
@@ -226,8 +222,6 @@ def test_price_refresh_touches_only_prices(good_build):
 
 def test_untrusted_text_is_escaped_on_the_site(good_build):
     """An offering name with HTML in a price file shows as text, never as markup."""
-    from pipeline.run import price_selection
-
     folder = add_price_snapshot(good_build / "sources", day=DAY, change=1.0)
     try:
         lines = (folder / "prices.csv").read_text(encoding="utf-8").splitlines()
@@ -236,7 +230,7 @@ def test_untrusted_text_is_escaped_on_the_site(good_build):
         lines[1] = ",".join(cells)
         (folder / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
         write_checksums(good_build / "sources")
-        outcome = materialize(price_selection(), incremental=True)
+        outcome = refresh_prices()
         assert outcome.ok, outcome.errors
         page = (good_build / "build" / "site" / "prices" / "index.html").read_text(encoding="utf-8")
         # chart data sits in <script type="application/json"> (inert: only "</" is escaped there, and the
@@ -247,7 +241,7 @@ def test_untrusted_text_is_escaped_on_the_site(good_build):
     finally:
         shutil.rmtree(folder)
         write_checksums(good_build / "sources")
-        assert materialize(price_selection(), incremental=True).ok
+        assert refresh_prices().ok
 
 
 # ------------------------------------------------------------------ faults made the way a user makes them
@@ -449,7 +443,7 @@ def test_fault_stops_the_build_and_keeps_the_last(good_build, restore, label, ch
     change(restore)
     if fix_checksum:
         write_checksums(restore)
-    outcome = materialize()
+    outcome = build()
     assert not outcome.ok, label
     message = "\n".join(outcome.errors)
     for part in expected:
@@ -468,7 +462,7 @@ def test_a_declared_withdrawal_empties_the_provider(good_build, restore):
     side = new / "prices.source.yml"
     side.write_text(side.read_text(encoding="utf-8") + "withdrawn_all: true\n", encoding="utf-8")
     write_checksums(restore)
-    outcome = materialize()
+    outcome = build()
     assert outcome.ok, outcome.errors
     with duckdb.connect(str(good_build / "data" / "atlas.duckdb"), read_only=True) as con:
         current = con.execute("select count(*) from price_offers where provider = 'lambda'").fetchone()[0]
@@ -477,5 +471,5 @@ def test_a_declared_withdrawal_empties_the_provider(good_build, restore):
     # a withdrawal that still lists offers contradicts itself
     (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     write_checksums(restore)
-    refused = materialize()
+    refused = build()
     assert not refused.ok and "withdrawn_all" in "\n".join(refused.errors)

@@ -22,10 +22,10 @@ def views(db) -> dict[str, list]:
 
 def test_two_builds_are_identical(built_site, tmp_path):
     from pipeline.config import paths_overridden
-    from pipeline.run import materialize
+    from pipeline.jobs import build
 
     with paths_overridden(tmp_path / "data" / "gpu_atlas.duckdb", tmp_path / "build"):
-        assert materialize().ok
+        assert build().ok
     first_build, second_build = built_site["site"].parent, tmp_path / "build"
     for sub in ("site", "docs"):
         first, second = files(first_build / sub), files(second_build / sub)

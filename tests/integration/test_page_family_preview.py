@@ -29,7 +29,7 @@ def test_a_changed_page_shows_as_a_diff(tmp_path):
 
 def test_each_page_has_one_writer(db):
     """No two families write the same file, and none writes over a hand-written page: a run writes each page once,
-    which lets a refresh's editions draft a family's pages while the others render (pipeline/render/editions.py)."""
+    and a page's text is its family's alone."""
     from pipeline.config import paths
 
     written: dict[str, str] = {}

@@ -15,7 +15,7 @@ from pipeline.bench import add_price_snapshot
 from pipeline.config import paths_overridden
 from pipeline.contract import DATABASE_FILE, VIEWS, downloads
 from pipeline.news import describe, price_news, snapshot_dates
-from pipeline.run import materialize, price_selection
+from pipeline.jobs import build, refresh_prices
 from pipeline.sourcefiles import build_date
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,18 +29,18 @@ def refreshed(tmp_path_factory):
     src = base / "sources"
     shutil.copytree(ROOT / "sources", src)
     with paths_overridden(base / "data" / "atlas.duckdb", base / "build", src):
-        assert materialize().ok
+        assert build().ok
         site = base / "build" / "site"
         before = {p.relative_to(site): (p.stat().st_mtime_ns, p.read_bytes()) for p in site.rglob("*.html")}
         db = base / "data" / "atlas.duckdb"
         snapshots_before = snapshot_dates(db)
         add_price_snapshot(src, day=DAY)
-        outcome = materialize(price_selection(), incremental=True)
+        outcome = refresh_prices()
         assert outcome.ok, outcome.errors
         news = price_news(db, snapshots_before)
         unchanged_news = price_news(db, snapshot_dates(db))
     with paths_overridden(base / "full" / "atlas.duckdb", base / "full-build", src):
-        assert materialize().ok
+        assert build().ok
     yield {
         "site": site,
         "full": base / "full-build" / "site",
@@ -178,15 +178,15 @@ def test_a_refresh_after_a_spec_change_builds_everything(tmp_path):
     src = tmp_path / "sources"
     shutil.copytree(ROOT / "sources", src)
     with paths_overridden(tmp_path / "atlas.duckdb", tmp_path / "build", src):
-        assert materialize().ok
+        assert build().ok
         sidecar = sorted((src / "specs").rglob("*.source.yml"))[0]
         sidecar.write_text(
             sidecar.read_text(encoding="utf-8").replace("title:", "title: (revised)", 1), encoding="utf-8"
         )
-        outcome = materialize(price_selection(), incremental=True)
+        outcome = refresh_prices()
         assert outcome.ok and outcome.full_build_instead, outcome.errors
         assert str(sidecar.relative_to(src)) in outcome.full_build_reason and "core_gpus" in outcome.materialized
-        again = materialize(price_selection(), incremental=True)
+        again = refresh_prices()
         assert again.ok and not again.full_build_instead and "core_gpus" not in again.materialized
 
 
@@ -216,7 +216,7 @@ def test_a_fetched_marketplace_snapshot_gives_the_marketplace_picks(tmp_path):
     )
     fetch.write_snapshot(snap, src, on=dt.date.fromisoformat(DAY), force=True)
     with paths_overridden(tmp_path / "atlas.duckdb", tmp_path / "build", src):
-        outcome = materialize(price_selection(), incremental=True)
+        outcome = refresh_prices()
         assert outcome.ok, outcome.errors
     with duckdb.connect(str(tmp_path / "atlas.duckdb"), read_only=True) as con:
         picks = {

@@ -19,7 +19,8 @@ import duckdb
 import pytest
 
 from pipeline.bench import add_price_snapshot
-from pipeline.run import GENERATIONS, Generation, current_generation, materialize, previous_generation
+from pipeline.jobs import build
+from pipeline.run import GENERATIONS, Generation, current_generation, previous_generation
 from pipeline.sourcefiles import build_date, write_checksums
 
 pytestmark = pytest.mark.integration
@@ -43,8 +44,8 @@ def replace(src, dst, *args, **kwargs):
 os.replace = replace
 if mode.startswith("after-seconds="):
     threading.Timer(float(mode.split("=")[1]), lambda: os.kill(os.getpid(), signal.SIGKILL)).start()
-from pipeline.run import materialize
-print("finished", materialize().ok)
+from pipeline.jobs import build
+print("finished", build().ok)
 """
 
 
@@ -61,7 +62,7 @@ def atlas(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     for k, v in env.items():
         mp.setenv(k, v)
-    assert materialize().ok
+    assert build().ok
     yield {"base": base, "src": src, "env": env}
     mp.undo()
 
@@ -129,7 +130,7 @@ def test_a_kill_leaves_the_previous_or_the_new_build(atlas, mode, expect_new):
     if expect_new is not None:
         assert now == (not previous if expect_new else previous)
     # the next build cleans what the killed one left and publishes the new sources
-    assert materialize().ok
+    assert build().ok
     assert state(atlas["base"]) != previous
     assert kept_generations(atlas["base"]) <= {current_generation_of(atlas["base"]), previous_of()}
 
@@ -212,13 +213,13 @@ def test_a_run_waits_for_no_one_and_corrupts_nothing_while_another_builds(atlas)
     state(atlas["base"])
     old = current_generation_of(atlas["base"])
     files = fingerprint(old)
-    held = Generation(paths(), copy_current=False).open()
+    held = Generation(paths(), partial=False).open()
     try:
         run = dagster_refresh(atlas)
         out, _ = run.communicate(timeout=600)
         assert run.returncode != 0 and "another GPU Atlas build is running" in out
         with pytest.raises(SystemExit, match="another GPU Atlas build is running"):
-            materialize()
+            build()
     finally:
         held.discard()
         held.close()
@@ -236,6 +237,6 @@ def test_a_kill_of_a_dagster_run_leaves_one_consistent_generation(atlas, seed):
     run.communicate(timeout=60)
     now = state(atlas["base"])  # one generation, consistent: the previous build or the new one
     assert now in (previous, not previous)
-    assert materialize().ok  # the next build cleans what the killed run left and publishes the sources
+    assert build().ok  # the next build cleans what the killed run left and publishes the sources
     assert state(atlas["base"]) != previous
     assert kept_generations(atlas["base"]) <= {current_generation_of(atlas["base"]), previous_of()}

@@ -84,7 +84,7 @@ def test_a_time_to_first_token_has_no_throughput_expectation(db):
 
 def test_a_figure_beyond_its_bound_stops_the_build(sources_copy, isolated_paths):
     """A throughput ten times what the hardware can give, in a copy of the sources: the build fails naming it."""
-    from pipeline.run import materialize
+    from pipeline.jobs import build
     from pipeline.sourcefiles import write_checksums
 
     path = sources_copy / "measurements" / "tensorrt-llm-perf-overview" / "2026-11-24" / "serving.csv"
@@ -99,7 +99,7 @@ def test_a_figure_beyond_its_bound_stops_the_build(sources_copy, isolated_paths)
     from pipeline.config import paths_overridden
 
     with paths_overridden(isolated_paths / "data" / "atlas.duckdb", isolated_paths / "build", sources_copy):
-        outcome = materialize()
+        outcome = build()
     assert not outcome.ok
     text = "\n".join(outcome.errors)
     assert "serving_measurements_within_bounds" in text

@@ -55,6 +55,57 @@ def test_price_refresh_skips_spec_and_model_stages():
     )
 
 
+def imports() -> dict[str, set[str]]:
+    """Each module of the package -> the modules of the package it imports (at the top or inside a function)."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "pipeline"
+    found: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        parts = ["pipeline", *path.relative_to(package).with_suffix("").parts]
+        is_package = parts[-1] == "__init__"
+        module = ".".join(parts[:-1] if is_package else parts)
+        here = parts[:-1]  # the package a relative import starts from
+        names = found.setdefault(module, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names if a.name.startswith("pipeline"))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join([*here[: len(here) - node.level + 1], *([base] if base else [])])
+                if base.startswith("pipeline"):
+                    names.add(base)
+                    names.update(f"{base}.{a.name}" for a in node.names)
+    return found
+
+
+def test_imports_go_one_way():
+    """gpu-atlas -> pipeline.jobs -> pipeline.definitions -> pipeline.defs -> pipeline.run: the publisher imports
+    neither the definitions nor their modules, and the definitions' modules never import the command or its jobs.
+    The one import back up: RunGenerations._partial reads the asset graph from the definitions when a run starts."""
+    found = imports()
+    upper = ("pipeline.definitions", "pipeline.defs", "pipeline.jobs", "pipeline.cli")
+    assert {name for name in found["pipeline.run"] if name.startswith(upper)} == set()
+    for module, names in found.items():
+        if module.startswith("pipeline.defs"):
+            assert not {n for n in names if n.startswith(("pipeline.jobs", "pipeline.cli"))}, module
+    importers = {module for module, names in found.items() if "pipeline.definitions" in names}
+    assert importers == {"pipeline.jobs", "pipeline.defs.resources"}
+
+
+def test_the_publisher_loads_without_the_definitions():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pipeline.run; "
+        "print(sorted(m for m in sys.modules if m.startswith(('pipeline.defs', 'pipeline.definitions', 'pipeline.jobs'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
 if __name__ == "__main__":
     SNAPSHOT.write_text(json.dumps(current_graph(), indent=1) + "\n")
     print(f"wrote {SNAPSHOT}")

@@ -90,3 +90,16 @@ def test_jobs_run_in_one_process():
 
     for name in ("price_refresh", "fetch_prices"):
         assert defs.resolve_job_def(name).executor_def.name == "in_process"
+
+
+def test_the_command_line_refreshes_prices_with_the_schedule_s_job():
+    """One price refresh: `gpu-atlas refresh-prices` runs the job the schedule and the sensor start, whose assets
+    are the price inputs, what depends on them and the source register."""
+    from pipeline import jobs
+    from pipeline.definitions import defs
+    from pipeline.run import price_selection
+
+    assert jobs.PRICE_REFRESH == price_refresh.name == daily_prices.job_name == new_price_snapshot.job_name
+    graph = defs.resolve_asset_graph()
+    job = defs.resolve_job_def(jobs.PRICE_REFRESH)
+    assert {k for k in job.asset_layer.selected_asset_keys} == price_selection().resolve(graph)

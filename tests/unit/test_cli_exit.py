@@ -1,5 +1,4 @@
-"""The command ends without the interpreter's teardown (pipeline/process.py): its exit code, its output and its
-exit handlers must be those a normal exit gives."""
+"""The `gpu-atlas` command's exit codes, output and exit handlers are those a user and a script rely on."""
 
 from __future__ import annotations
 
@@ -59,26 +58,3 @@ def test_text_given_to_sys_exit_is_printed_and_gives_1():
         cli.main()
         """)
     assert done.returncode == 1 and "another GPU Atlas build is running" in done.stderr
-
-
-def test_the_collector_is_off_while_loading_and_on_with_the_loaded_objects_frozen():
-    done = _run("""
-        import gc
-        from pipeline import process
-        process.start()
-        off = not gc.isenabled()
-        objects = [[i] for i in range(1000)]
-        process.loaded()
-        print(off, gc.isenabled(), gc.get_freeze_count() >= 1000)
-        """)
-    assert done.stdout.split() == ["True", "True", "True"], done.stderr
-
-
-def test_a_process_that_did_not_start_keeps_its_collector():
-    import gc
-
-    from pipeline import process
-
-    frozen = gc.get_freeze_count()
-    process.loaded()
-    assert gc.isenabled() and gc.get_freeze_count() == frozen

@@ -88,9 +88,9 @@ def test_the_charts_name_no_provider():
         assert named == [], (name, named)
 
 
-def test_only_the_publisher_still_imports_the_old_name_of_the_source_files_package():
-    """`pipeline.sources` is the old name of `pipeline.sourcefiles` ("sources" names the data folder, a view and a
-    page family): kept for pipeline/run.py while the publisher is rewritten, used by nothing else."""
+def test_nothing_imports_the_old_name_of_the_source_files_package():
+    """`pipeline.sources` was the old name of `pipeline.sourcefiles` ("sources" names the data folder, a view and a
+    page family): nothing imports it, and it does not exist."""
     import re
 
     old = re.compile(r"from \.+sources\b|pipeline\.sources\b(?!files)|from \. import sources\b")
@@ -98,9 +98,10 @@ def test_only_the_publisher_still_imports_the_old_name_of_the_source_files_packa
         str(path.relative_to(ROOT))
         for folder in ("pipeline", "tests")
         for path in (ROOT / folder).rglob("*.py")
-        if path.name != "sources.py" and path != Path(__file__) and old.search(path.read_text(encoding="utf-8"))
+        if path != Path(__file__) and old.search(path.read_text(encoding="utf-8"))
     )
-    assert users in ([], ["pipeline/run.py"]), f"import from pipeline.sourcefiles instead: {users}"
+    assert users == [], f"import from pipeline.sourcefiles instead: {users}"
+    assert not (ROOT / "pipeline" / "sources.py").exists() and not (ROOT / "pipeline" / "sources").exists()
 
 
 # ------------------------------------------------------------------ a broken provider.yml is refused
