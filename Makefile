@@ -47,7 +47,7 @@ browser:              ## Debian's Chromium for the browser tests
 test: $(VENV) $(VENDOR) browser ## lint and format check, then unit, integration and browser tests
 	$(UV) run ruff check pipeline tests
 	$(UV) run ruff format --check pipeline tests
-	$(UV) run pytest -q -n 3 --dist worksteal --durations=15  # three workers (the tests wait on files and Chromium: two cores stay busy), idle workers take queued tests
+	$(UV) run pytest -q -n auto --dist loadfile --durations=15  # a worker per core, a test file on one worker (its fixtures built once)
 
 lint: $(VENV)         ## ruff: undefined and unused names, redefinitions, syntax; the format check
 	$(UV) run ruff check pipeline tests
