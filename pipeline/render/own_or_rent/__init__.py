@@ -148,9 +148,14 @@ def owned_runs(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    programs, engine = engine_files(con, f"{API}/own", OWN_TABLES, OWN_SQL, "own_question", QUESTION_COLUMNS)
+    # the calculator's engine files, written once for every edition (Family.once); only the default edition keeps
+    # them, another edition's page reads its files
+    files, engine = FAMILY.once(
+        ("engine files",),
+        lambda: engine_files(con, f"{API}/own", OWN_TABLES, OWN_SQL, "own_question", QUESTION_COLUMNS),
+        lambda found: (dict(found[0]), found[1]),
+    )
+    programs = {}
     if programs_wanted():
-        programs["charts/owned-runs.json"] = json.dumps(owned_runs(con), separators=(",", ":"))
-    else:  # another edition's page reads the English edition's files
-        programs = {}
+        programs = {**files, "charts/owned-runs.json": json.dumps(owned_runs(con), separators=(",", ":"))}
     return {"own-or-rent.md": FAMILY.render("page.md.j2", **context(con, engine)), **programs}
