@@ -31,8 +31,9 @@ from .sourcefiles import sha256
 # (a new snapshot is a new source) and the page that lists it
 PRICE_ROOTS = ["raw_prices", "raw_aliases"]
 SOURCE_REGISTER = ["core_sources", "pages_sources"]
-# the source folders a price refresh re-reads; a change anywhere else needs a full build
-PRICE_SOURCE_DIRS = ("prices", "aliases")
+# the source folder a price refresh re-reads (each provider's snapshots and alias table); a change anywhere else
+# needs a full build
+PRICE_SOURCE_DIR = "prices"
 GENERATIONS = "generations"  # <build>/generations/<id>/: one build's database, docs, site and inputs record
 CURRENT = "current"  # <build>/current -> generations/<id>: the one rename that publishes a build
 PREVIOUS = "previous"  # <build>/previous -> the generation current before the last publish
@@ -241,7 +242,7 @@ def build_inputs(p: Paths) -> dict[str, str]:
 def _refresh_reads(name: str) -> bool:
     """An input a price refresh reads again itself (the price snapshots and alias tables)."""
     parts = name.split("/")
-    return len(parts) > 2 and parts[0] == "sources" and parts[1] in PRICE_SOURCE_DIRS
+    return len(parts) > 2 and parts[0] == "sources" and parts[1] == PRICE_SOURCE_DIR
 
 
 def _inputs_file(p: Paths) -> Path:

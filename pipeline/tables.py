@@ -313,3 +313,9 @@ def column_doc(view: str, column: str) -> str | None:
     """What a public view's column means: the view's own meaning, its table's, or the glossary's."""
     found = views()[view].column(column) if view in views() else None
     return found.description if found else None
+
+
+def column_unit(view: str, column: str) -> str | None:
+    """The unit a public view's column is in (None: a count, a name, a flag or a ratio without one)."""
+    found = views()[view].column(column) if view in views() else None
+    return found.unit if found else None

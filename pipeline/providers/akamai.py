@@ -12,7 +12,7 @@ import httpx
 from pipeline.fetch import FetchError, Snapshot, _get
 
 LINODE_API = "https://api.linode.com/v4/linode/types"
-# the GPU model in a plan label, as sources/aliases/akamai.csv spells it ("RTX4000 Ada", "RTX6000")
+# the GPU model in a plan label, as sources/prices/akamai/aliases.csv spells it ("RTX4000 Ada", "RTX6000")
 MODEL = re.compile(r"\b(RTX\s?PRO\s?\d{4}(?:\s?Blackwell)?|RTX\s?\d{4}(?:\s?Ada)?|[AHL]\d{1,3}S?)\b", re.IGNORECASE)
 
 

@@ -14,7 +14,7 @@ AWS_PRICING = "https://pricing.us-east-1.amazonaws.com"
 AWS_REGION_INDEX = f"{AWS_PRICING}/offers/v1.0/aws/AmazonEC2/current/region_index.json"
 
 # EC2 instance types with NVIDIA GPUs: (GPU name, memory GB per GPU, GPUs per instance). The names
-# and memories are those of sources/prices/aws/2026-02-09 and match sources/aliases/aws.csv, so
+# and memories are those of sources/prices/aws/2026-02-09 and match sources/prices/aws/aliases.csv, so
 # fetched offers map like the curated snapshot's (A10G and H200 have no alias row and stay unmapped).
 # Composition as documented in that snapshot's sidecar (AWS EC2 User Guide, RAPIDS AWS table,
 # the AWS GPU instance gist, tsaol/aws-gpu data files generated from instances.vantage.sh, dstack

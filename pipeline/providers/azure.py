@@ -9,7 +9,7 @@ from pipeline.fetch import FetchError, Snapshot, _get
 AZURE_API = "https://prices.azure.com/api/retail/prices"
 
 # Azure VM sizes with GPUs: (GPU name as Azure's size documentation gives it, memory GB, GPUs per VM).
-# The names match sources/aliases/azure.csv, so fetched offers map like the curated snapshot's.
+# The names match sources/prices/azure/aliases.csv, so fetched offers map like the curated snapshot's.
 AZURE_GPU_SIZES = {
     "Standard_NC4as_T4_v3": ("NVIDIA T4", 16, 1),
     "Standard_NC8as_T4_v3": ("NVIDIA T4", 16, 1),

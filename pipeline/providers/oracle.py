@@ -11,7 +11,7 @@ from pipeline.fetch import FetchError, Snapshot, _get
 
 ORACLE_API = "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/"
 
-# OCI price-list parts billed per GPU-hour: (GPU name as sources/aliases/oracle.csv spells it, memory GB).
+# OCI price-list parts billed per GPU-hour: (GPU name as sources/prices/oracle/aliases.csv spells it, memory GB).
 # Parts not listed here (VMware, Cloud@Customer, Roving Edge, new GPUs) are left out and counted in the notes.
 ORACLE_GPU_PARTS = {
     "B98415": ("H100", None),

@@ -1,14 +1,14 @@
 """An OpenAPI 3.1 description of the static JSON files under api/v1/, generated from what writes them: each
 row schema from the column types of the query the file's rows come from (the public views), each field's
-description from the contract of the view it reads (its table's <table>.yml, pipeline/tables.py). A test validates
-every file against it."""
+description and unit from the contract of the view it reads (its table's <table>.yml, pipeline/tables.py; the unit
+as the specification extension `x-unit`). A test validates every file against it."""
 
 from __future__ import annotations
 
 import duckdb
 
 from ..sql_reads import relations
-from ..tables import column_doc, glossary, views
+from ..tables import column_doc, column_unit, glossary, views
 
 JSON_TYPES = {
     "VARCHAR": "string",
@@ -38,11 +38,15 @@ def type_schema(duck_type: str) -> dict:
     return {"type": [JSON_TYPES.get(duck_type, "string"), "null"]}
 
 
-def describe(sql: str, column: str) -> str | None:
-    """What a column of a query's rows means: as the view it reads says (the glossary's where it reads several)."""
+def describe(sql: str, column: str) -> tuple[str | None, str | None]:
+    """What a column of a query's rows means and its unit: as the view it reads says (the glossary's where it reads
+    several)."""
     read = relations(sql) & views().keys()
-    found = column_doc(read.pop(), column) if len(read) == 1 else None
-    return found or (glossary().get(column) or {}).get("description")
+    view = read.pop() if len(read) == 1 else None
+    if view is not None and (found := column_doc(view, column)) is not None:
+        return found, column_unit(view, column)
+    meaning = glossary().get(column) or {}
+    return meaning.get("description"), meaning.get("unit")
 
 
 def row_schema(con: duckdb.DuckDBPyConnection, sql: str, extra: dict | None = None) -> dict:
@@ -51,9 +55,11 @@ def row_schema(con: duckdb.DuckDBPyConnection, sql: str, extra: dict | None = No
     props = {}
     for name, kind in zip(rel.columns, rel.types):
         props[name] = type_schema(str(kind))
-        meaning = describe(sql, name)
+        meaning, unit = describe(sql, name)
         if meaning:
             props[name]["description"] = meaning
+        if unit:
+            props[name]["x-unit"] = unit
     props.update(extra or {})
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 

@@ -122,9 +122,8 @@ def read_provider(folder: Path, root: Path, terms: dict) -> tuple[dict | None, l
 
 def read_providers(root: Path) -> tuple[dict[str, dict], list[Problem]]:
     """Every provider's provider.yml by provider id (those that pass their checks), and the problems: a provider
-    folder without one, a broken one, two providers with one colour, an alias table of no provider."""
+    folder without one, a broken one, two providers with one colour."""
     files = [folder / PROVIDER_FILE for folder in provider_folders(root)] + [root / TERMS_FILE]
-    files += sorted((root / "aliases").glob("*.csv"))
     stamp = tuple((str(f), f.stat().st_mtime_ns if f.exists() else 0) for f in files)
     found, problems = _read_providers(root, stamp)
     return dict(found), list(problems)
@@ -153,16 +152,6 @@ def _read_providers(root: Path, _stamp: tuple) -> tuple[dict, tuple]:
                     "colour",
                     f"already {providers[0]}'s colour: every provider has its own on the charts",
                     colour,
-                )
-            )
-    for alias in sorted((root / "aliases").glob("*.csv")):
-        if not (root / "prices" / alias.stem).is_dir():
-            problems.append(
-                Problem(
-                    str(alias.relative_to(root.parent)),
-                    None,
-                    None,
-                    f"names no provider: add its folder sources/prices/{alias.stem}/ with a {PROVIDER_FILE}",
                 )
             )
     return found, tuple(problems)

@@ -30,7 +30,7 @@ def _snapshot(data_file: Path, root: Path, kind: SourceKind) -> tuple[str, str, 
     snapshot_id = str(rel.with_suffix(""))
     if kind.dated:
         return snapshot_id, rel.parts[-3], rel.parts[-2]
-    return snapshot_id, rel.stem, None
+    return snapshot_id, rel.parts[-2], None  # an undated file of a collection's folder (a provider's aliases.csv)
 
 
 def discover(root: Path, kind: SourceKind) -> list[Path]:

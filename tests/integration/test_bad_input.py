@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 
 PRICES = "prices/lambda/2026-09-20/prices.csv"
 FIGURES = "specs/nvidia-datacenter/2026-11-22/figures.csv"
-ALIASES = "aliases/lambda.csv"
+ALIASES = "prices/lambda/aliases.csv"
 DAY = build_date().isoformat()  # a new snapshot is dated at the latest today
 CNY_PRICES = "prices/alibabacloud/2026-11-23/prices.csv"
 DO_ONE_GPU = "prices/digitalocean/2026-10-04/prices.csv"  # covers gpu_counts: [1]

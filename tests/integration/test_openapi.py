@@ -36,6 +36,19 @@ def test_every_api_file_validates_against_openapi(built_site):
     assert checked >= 8
 
 
+def test_fields_carry_their_contracts_meaning_and_unit(built_site):
+    """A field's description and unit are its view's contract: memory in GB, a price in USD per GPU-hour."""
+    doc = json.loads((built_site["site"] / "api" / "v1" / "openapi.json").read_text())
+    units = {
+        name: field.get("x-unit")
+        for schema in doc["components"]["schemas"].values()
+        for name, field in (schema.get("properties") or {}).items()
+    }
+    assert units["memory_gb"] == "GB" and units["usd_per_gpu_hour"] == "USD per GPU-hour"
+    assert units["gpu_id"] is None  # a key has no unit
+    assert sum(unit is not None for unit in units.values()) >= 20
+
+
 def test_the_schema_catches_a_wrong_file(built_site):
     """A number written as text, or a field the schema does not know, fails."""
     api = built_site["site"] / "api" / "v1"

@@ -1,5 +1,5 @@
 """The Data pages' family: downloads from the contract, every view with its rows, the view reference with each
-column's meaning; no database."""
+column's unit and meaning; no database."""
 
 import pandas as pd
 
@@ -25,12 +25,13 @@ def reference(frame: pd.DataFrame, counts: dict | None = None) -> str:
     return page(frame, counts, template="views.md.j2")
 
 
-def test_every_view_gets_a_section_with_its_column_meanings_and_a_row_with_its_rows():
+def test_every_view_gets_a_section_with_its_column_units_and_meanings_and_a_row_with_its_rows():
     frame = columns([("gpus", "gpu_id", "VARCHAR"), ("gpus", "memory_gb", "DOUBLE")])
     text = reference(frame, {v: 1234 for v in VIEWS})
     for view in VIEWS:
         assert f"## <code>{view}</code> {{: #{view} }}" in text
-    assert "| <code>gpu_id</code> | VARCHAR | GPU variant key" in text
+    assert "| <code>gpu_id</code> | VARCHAR |  | GPU variant key" in text  # a key has no unit
+    assert "| <code>memory_gb</code> | DOUBLE | GB | memory per GPU" in text
     # the contract's backticked names show as code, never as escaped backticks
     assert "\\`" not in text and "<code>spec_claims</code>" in text
     # the counts change with the data: on the Data page, each view's row linking to its section; not in the reference
@@ -64,9 +65,9 @@ def test_the_chinese_page_keeps_the_contract_in_english_and_reaches_the_root_fil
         text = page(frame, {v: 1234 for v in VIEWS}, files=downloads())
         ref = reference(frame)
     assert text.startswith("# 数据\n")
-    assert ref.startswith("# 视图参考\n") and "| 列 | 类型 | 含义 |" in ref
+    assert ref.startswith("# 视图参考\n") and "| 列 | 类型 | 单位 | 含义 |" in ref
     # the contract's meanings stay in English, marked as such; names and counts as in English
-    assert '| <code>gpu_id</code> | VARCHAR | <span lang="en">GPU variant key' in ref
+    assert '| <code>gpu_id</code> | VARCHAR |  | <span lang="en">GPU variant key' in ref
     assert "| 视图 | 每行对应 | 行数 |" in text
     assert '| [<code>gpus</code>](views.md#gpus) | <span lang="en">GPU variant (vendor, model' in text
     assert "| 1,234 |" in text and "| 1,234 |" in english

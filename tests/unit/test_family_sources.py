@@ -46,7 +46,7 @@ def test_every_folder_of_sources_is_in_one_register():
     in_registers = [folder for r in REGISTERS for folder in r.folders]
     assert sorted(in_registers) == sorted(set(in_registers)) and folders == set(in_registers)
     assert register_of("sources/prices/lambda/2026-11-26/prices.csv").slug == "prices"
-    assert register_of("sources/aliases/lambda.csv").slug == "prices"
+    assert register_of("sources/prices/lambda/aliases.csv").slug == "prices"
     assert register_of("sources/claims/seed-000/2026-11-20/claims.csv").slug == "specs"
     with pytest.raises(ValueError, match="'elsewhere' is in no register"):
         register_of("sources/elsewhere/x.csv")

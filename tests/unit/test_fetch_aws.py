@@ -81,7 +81,7 @@ def test_rows_are_kept_and_dropped():
 
 
 def test_gpu_names_match_the_alias_file():
-    aliases = Path(__file__).resolve().parents[2] / "sources" / "aliases" / "aws.csv"
+    aliases = Path(__file__).resolve().parents[2] / "sources" / "prices" / "aws" / "aliases.csv"
     names = {line.split(",")[0] for line in aliases.read_text().splitlines()[1:]}
     unmapped = {name for name, _, _ in aws.AWS_GPU_INSTANCES.values()} - names
     assert unmapped == set()  # every GPU the fetcher knows maps to a variant

@@ -298,13 +298,13 @@ def test_placeholder_prices_and_unreliable_memory_are_dropped():
 
 
 def test_lambda_names_map_to_the_variants_their_instance_types_name():
-    """A wider recorded excerpt of Lambda's file, through sources/aliases/lambda.csv (exact name; memory when the
+    """A wider recorded excerpt of Lambda's file, through sources/prices/lambda/aliases.csv (exact name; memory when the
     row gives one): the form factor the instance type names decides SXM or PCIe; a plain `A100` (PCIe and SXM4
     both sold under it) stays unmapped."""
     text = catalogue("catalogs/v7/lambda/vms.variety.csv")
     rows = skypilot.catalogue_rows(text.splitlines(), "catalogs/v7/lambda/vms.csv")
     root = Path(__file__).resolve().parents[2]
-    with (root / "sources" / "aliases" / "lambda.csv").open(encoding="utf-8") as fh:
+    with (root / "sources" / "prices" / "lambda" / "aliases.csv").open(encoding="utf-8") as fh:
         aliases = list(csv.DictReader(fh))
 
     def mapped(row):

@@ -48,11 +48,11 @@ def snapshot_prices(provider: str) -> dict:
 def test_linode_gpu_plans_are_read_from_their_labels():
     """Every GPU plan, with the model its label names and its GPU count; the plan without a GPU and the video
     transcoding plan (gpus 0) are left out. The names are those the tracker's snapshot used, so they map the same
-    (sources/aliases/akamai.csv maps the RTX 4000 Ada; the Quadro RTX 6000 has no variant in the catalogue)."""
+    (sources/prices/akamai/aliases.csv maps the RTX 4000 Ada; the Quadro RTX 6000 has no variant in the catalogue)."""
     snap = akamai.fetch_akamai(transport=replay(answer("akamai/types.json")))
     got = {(r["offering"], r["gpu_name"], r["gpu_count"]): r["usd_per_hour"] for r in snap.rows}
     assert got == snapshot_prices("akamai")
-    with (SOURCES / "aliases" / "akamai.csv").open(encoding="utf-8") as fh:
+    with (SOURCES / "prices" / "akamai" / "aliases.csv").open(encoding="utf-8") as fh:
         mapped = {r["gpu_name"] for r in csv.DictReader(fh)}
     assert "RTX4000 Ada" in mapped and {r["gpu_name"] for r in snap.rows} == {"RTX4000 Ada", "RTX6000"}
 

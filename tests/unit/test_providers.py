@@ -43,7 +43,7 @@ def test_every_fetcher_a_provider_yml_names_is_a_module_that_serves_it():
 def test_no_provider_appears_in_the_prices_without_its_folder():
     """Every provider a price file, an alias table, a fetcher module or the catalogue names has its folder."""
     priced = {path.relative_to(SOURCES).parts[1] for path in discover(SOURCES, KINDS["prices"])}
-    aliased = {path.stem for path in discover(SOURCES, KINDS["aliases"])}
+    aliased = {path.parent.name for path in discover(SOURCES, KINDS["aliases"])}
     modules = {
         module.PROVIDER
         for info in (ROOT / "pipeline" / "providers").glob("*.py")
@@ -173,12 +173,14 @@ def test_a_snapshot_under_other_terms_than_its_providers_is_refused(tmp_path):
     assert "its provider's terms: 'lambda'" in problems[0].rule
 
 
-def test_an_alias_table_of_no_provider_is_refused(tmp_path):
+def test_an_alias_table_lives_in_its_providers_folder_and_needs_its_provider_yml(tmp_path):
+    """A provider's alias table is sources/prices/<provider>/aliases.csv; a folder holding only one is refused."""
     root = tree(tmp_path)
-    (root / "aliases").mkdir()
-    shutil.copyfile(SOURCES / "aliases" / "nebius.csv", root / "aliases" / "nebius.csv")
+    (root / "prices" / "nebius").mkdir()
+    shutil.copyfile(SOURCES / "prices" / "nebius" / "aliases.csv", root / "prices" / "nebius" / "aliases.csv")
     (problem,) = read_providers(root)[1]
-    assert problem.file == "sources/aliases/nebius.csv" and "sources/prices/nebius/" in problem.rule
+    assert problem.file == "sources/prices/nebius/provider.yml"
+    assert all(path.name == "aliases.csv" for path in discover(SOURCES, KINDS["aliases"]))
 
 
 def test_fetchers_are_found_from_the_provider_yml(tmp_path):

@@ -115,7 +115,7 @@ def test_build_inputs_cover_every_source_and_a_refresh_ignores_prices_and_aliase
     from pipeline.run import _inputs_file, build_inputs, refresh_blocker
 
     src = tmp_path / "sources"
-    for rel in ("specs/a/gpus.csv", "prices/acme/2026-01-01/prices.csv", "aliases/acme.csv", "models/m.csv"):
+    for rel in ("specs/a/gpus.csv", "prices/acme/2026-01-01/prices.csv", "prices/acme/aliases.csv", "models/m.csv"):
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text(rel, encoding="utf-8")
     with paths_overridden(tmp_path / "db.duckdb", tmp_path / "build", src) as p:
@@ -124,7 +124,7 @@ def test_build_inputs_cover_every_source_and_a_refresh_ignores_prices_and_aliase
             "sources/specs/a/gpus.csv",
             "sources/models/m.csv",
             "sources/prices/acme/2026-01-01/prices.csv",
-            "sources/aliases/acme.csv",
+            "sources/prices/acme/aliases.csv",
             "mkdocs.yml",
             "pipeline/run.py",
         } <= first.keys()

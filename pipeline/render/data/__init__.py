@@ -1,6 +1,6 @@
 """The Data pages: `data.md` (the downloads, the JSON files and the feed, example SQL, and every public view with
 its grain and how many rows it holds) and `views.md`, the View reference (each view's grain, what it holds, and
-each column's type and meaning, from the contract of the table the view shows: pipeline/sql/<layer>/<table>.yml).
+each column's type, unit and meaning, from the contract of the table the view shows: pipeline/sql/<layer>/<table>.yml).
 Views are listed by name. The reference changes only with the code, so a price refresh leaves it as it is; the row
 counts, which change with the data, are on the Data page.
 
@@ -13,7 +13,7 @@ import duckdb
 import pandas as pd
 from markupsafe import Markup
 
-from pipeline.contract import VIEWS, column_doc, downloads
+from pipeline.contract import VIEWS, column_doc, column_unit, downloads
 
 from ..family import Family
 from ..i18n import N_, _
@@ -69,7 +69,12 @@ def context(columns: pd.DataFrame, counts: dict[str, int], files: list[str]) -> 
                 "holds": holds,
                 "rows": counts[view],
                 "columns": [
-                    {"name": c.column_name, "type": c.data_type, "meaning": column_doc(view, c.column_name) or ""}
+                    {
+                        "name": c.column_name,
+                        "type": c.data_type,
+                        "unit": column_unit(view, c.column_name) or "",
+                        "meaning": column_doc(view, c.column_name) or "",
+                    }
                     for c in by_view.get(view, [])
                 ],
             }

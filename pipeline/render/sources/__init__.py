@@ -80,7 +80,7 @@ REGISTERS = (
             "every provider's dated price snapshots, the tables that map their GPU names to variants, and the "
             "exchange rates"
         ),
-        ("prices", "aliases", "fx"),
+        ("prices", "fx"),
     ),
     Register(
         "measurements",
