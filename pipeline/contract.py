@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from .tables import column_doc, column_unit, views
 
-__all__ = ["DATABASE_FILE", "PARQUET_ONLY", "VIEWS", "VIEW_KEYS", "column_doc", "column_unit", "downloads", "view_files"]
+__all__ = [
+    "DATABASE_FILE",
+    "PARQUET_ONLY",
+    "VIEWS",
+    "VIEW_KEYS",
+    "column_doc",
+    "column_unit",
+    "downloads",
+    "view_files",
+]
 
 # view -> (what one row is, what the view holds), in name order
 VIEWS: dict[str, tuple[str, str]] = {name: (v.grain, v.holds) for name, v in views().items()}
