@@ -76,9 +76,12 @@ def macro_reads() -> dict[str, frozenset[str]]:
     return {name: frozenset(tables) for name, tables in reads.items()}
 
 
-def relations(sql: str) -> set[str]:
-    """The tables and views a SELECT statement reads, directly or through the macros it calls."""
+def relations(sql: str, through_macros: bool = True) -> set[str]:
+    """The tables and views a SELECT statement reads, directly or (unless `through_macros` is false: what a page's
+    query names itself) through the macros it calls."""
     tables, functions = _names(sql)
+    if not through_macros:
+        return tables
     macros = macro_reads()
     for name in functions & macros.keys():
         tables |= macros[name]

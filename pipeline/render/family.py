@@ -23,6 +23,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
+from pipeline import sql_reads
 from pipeline.contract import VIEWS
 
 from . import i18n, labels
@@ -31,10 +32,6 @@ from . import markdown as md
 RENDER_DIR = Path(__file__).parent
 SHARED_TEMPLATES = RENDER_DIR / "templates"
 QUERY_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.M)
-RELATION = re.compile(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", re.I)
-CTE_NAME = re.compile(r"(?:\bwith|,)\s*([a-z_][a-z0-9_]*)\s+as\s*\(", re.I)
-# names after FROM that are no relation: table functions and the date-part keyword of extract()
-NOT_RELATIONS = {"unnest", "range", "generate_series", "duckdb_columns", "duckdb_views"}
 
 
 def load_queries(path: Path) -> dict[str, str]:
@@ -45,11 +42,8 @@ def load_queries(path: Path) -> dict[str, str]:
 
 
 def relations(sql: str) -> set[str]:
-    """The relations a query reads (its CTEs and table functions left out)."""
-    code = re.sub(r"--[^\n]*", "", sql)
-    code = re.sub(r"'(?:[^']|'')*'", "''", code)  # no names inside string literals
-    ctes = {c.lower() for c in CTE_NAME.findall(code)}
-    return {r.lower() for r in RELATION.findall(code)} - ctes - NOT_RELATIONS
+    """The relations a page's query names (its CTEs and table functions left out), by DuckDB's own parser."""
+    return sql_reads.relations(sql, through_macros=False)
 
 
 def _finalize(value):

@@ -41,17 +41,20 @@ def test_a_family_asset_depends_on_the_tables_behind_its_views():
         assert "public_views" not in deps  # a price refresh re-renders only the families that read prices
 
 
-def test_relations_ignore_ctes_strings_and_comments(tmp_path):
+def test_relations_ignore_ctes_strings_comments_macros_and_table_functions(tmp_path):
     sql = tmp_path / "queries.sql"
     sql.write_text(
         "-- name: a\n-- from core_gpus (a comment)\nwith x as (select * from gpus), y as (select 1)\n"
         "select * from x join y on true join models using (model_id) where name = 'from core_models';\n"
         "-- name: b\nselect * from core_price_offers;\n"
+        "-- name: c\nselect param('price_max_age_days') as days, g.* from range(3) as r, gpus as g;\n"
     )
     queries = load_queries(sql)
-    assert set(queries) == {"a", "b"}
+    assert set(queries) == {"a", "b", "c"}
     assert relations(queries["a"]) == {"gpus", "models"}
     assert relations(queries["b"]) == {"core_price_offers"}
+    # what the query names itself: not the parameters a macro reads, not a table function
+    assert relations(queries["c"]) == {"gpus"}
 
 
 def test_no_module_of_the_pipeline_is_over_400_lines():
