@@ -95,7 +95,7 @@ def _localized(spec: dict) -> dict:
 def _spec(chart: alt.TopLevelMixin) -> dict:
     """The chart as a Vega-Lite spec. Not validated here (a third of a chart's time, paid on every build): every
     spec the site publishes is validated against the Vega-Lite schema by a test of the built site
-    (tests/integration/test_pipeline.py::test_every_published_chart_is_a_valid_vega_lite_spec)."""
+    (tests/integration/test_public_views.py::test_every_published_chart_is_a_valid_vega_lite_spec)."""
     return _localized(chart.to_dict(validate=False))
 
 
