@@ -47,6 +47,7 @@ RULES: dict[str, Rule] = {
     # bits per weight of checkpoint formats
     "bits_int8_weight_only": _n(8, 9),
     "bits_int4_g128": _n(4, 5),
+    "bits_int4_g32": _n(4, 5),
     "bits_nvfp4": _n(4, 5),
     "bits_mxfp4": _n(4, 5),
     "bits_gguf_q8_0": _n(8, 9),

@@ -211,7 +211,7 @@ def max_contexts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 
 
 def applicable_formats(con: duckdb.DuckDBPyConnection, model: str) -> list[str]:
-    """The serving weight formats that apply to a model (`mxfp4-moe` only to a model with experts)."""
+    """The serving weight formats that apply to a model (`mxfp4-moe` and `int4-moe` only to a model with experts)."""
     return [
         r[0] for r in con.execute("select format from serving_models where model_id = ? order by 1", [model]).fetchall()
     ]

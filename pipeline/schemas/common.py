@@ -90,8 +90,8 @@ MODEL_STATUSES = ["current", "superseded", "legacy"]
 
 
 # weight formats the serving engines load (core_weight_formats rows used_for 'serving'; a test keeps them equal)
-ENGINE_FORMATS = ("bf16", "fp8", "fp8-block", "int8", "int4", "nvfp4", "mxfp4", "mxfp4-moe")
+ENGINE_FORMATS = ("bf16", "fp8", "fp8-block", "int8", "int4", "nvfp4", "mxfp4", "mxfp4-moe", "int4-moe")
 
 
 # how an official checkpoint ships its weights (models.native_format): a row of core_weight_formats
-NATIVE_FORMATS = ("bf16", "fp8", "fp8-block", "mxfp4-moe", "int4")
+NATIVE_FORMATS = ("bf16", "fp8", "fp8-block", "mxfp4-moe", "int4-moe", "int4")

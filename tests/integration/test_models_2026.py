@@ -79,7 +79,8 @@ def test_every_model_has_its_native_format_and_experts_apart_only_with_experts(d
                            on s.model_id = m.model_id and s.format = 'native'""").fetchall()
     assert rows and all(native == resolved for _, native, resolved, _ in rows)
     dense_with_experts_apart = db.execute("""select count(*) from model_weights as w join models as m using (model_id)
-                                             where w.format in ('mxfp4-moe', 'gguf-mxfp4-moe') and not m.is_moe""").fetchone()[
+                                             where w.format in ('mxfp4-moe', 'gguf-mxfp4-moe', 'int4-moe')
+                                               and not m.is_moe""").fetchone()[
         0
     ]
     assert dense_with_experts_apart == 0
@@ -155,3 +156,29 @@ def test_the_checkpoint_holds_the_model_and_its_mtp_modules(db, model_id, publis
     """What ships: the main model, the multi-token-prediction layer and the embedding table and head it stores."""
     (b,) = db.execute("select checkpoint_params_b from models where model_id = ?", [model_id]).fetchone()
     assert abs(b / published_b - 1) < 0.005
+
+
+@pytest.mark.parametrize(
+    "model_id,published_gb",
+    [
+        # the Hub API's file sizes summed over each repository's weight files (search-index file id 60557598688):
+        # Kimi-K2-Thinking "INT4 ... 594.2 GB" (INT4 routed experts in groups of 32 with BF16 scales, BF16 elsewhere),
+        # Kimi-K2-Instruct "FP8 ... 1029.2 GB" (128 x 128 block scales)
+        ("kimi-k2-thinking", 594.2),
+        ("kimi-k2", 1029.2),
+    ],
+)
+def test_kimi_checkpoints_in_their_native_format_weigh_what_their_files_weigh(db, model_id, published_gb):
+    (gb,) = db.execute(
+        "select weights_gb from serving_models where model_id = ? and format = 'native'", [model_id]
+    ).fetchone()
+    assert abs(gb / published_gb - 1) < 0.005
+
+
+def test_the_planner_serves_kimi_k2_5_in_its_int4_experts_where_an_engine_runs_them(built_site):
+    """Kimi K2.5 ships INT4 routed experts beside BF16 (int4-moe): weight-only, 16-bit compute; the engine documents
+    read name Hopper, Blackwell and AMD CDNA 3/4 for it, so an A100 is no option in that format."""
+    answer = plan(built_site["db"], Question(model="kimi-k2.5", users=8, min_tokens_per_user=0), limit=None)
+    assert answer["precision"] == "native" and answer["weights_format"] == "int4-moe"
+    assert answer["options"] and all(o["compute_mode"] == "weight-only, 16-bit compute" for o in answer["options"])
+    assert not [o for o in answer["options"] if o["gpu_id"].startswith("nvidia-a100")]

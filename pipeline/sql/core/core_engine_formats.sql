@@ -9,6 +9,11 @@
 --   W8A16, utilizing FP8 Marlin."
 -- * gpt-oss recipe (vllm-project/recipes OpenAI/GPT-OSS.md): runs "on NVIDIA H100, H200, B200 as well as MI300x,
 --   MI325x, MI355x"; "GPT-OSS works on Ampere devices by default, using ... Marlin MXFP4 MoE".
+-- * INT4 experts beside BF16 (int4-moe, Kimi K2 Thinking and K2.5's compressed-tensors checkpoint): the Kimi-K2.5
+--   recipe (vllm-project/recipes moonshotai/Kimi-K2.5.md @044b7bbc) is "Verified on 8xH200 GPUs" (Hopper), runs
+--   "NVIDIA Blackwell (e.g., GB200)" and is "Verified on 8x MI300X/MI355X GPUs" (CDNA 3, CDNA 4); the Kimi-K2-Thinking
+--   recipe (moonshotai/Kimi-K2-Think.md @0d218d1e) launches on "8x H200/H20". No engine document read names an older
+--   architecture for this checkpoint, so none is listed.
 -- * BF16 needs compute capability 8.0: Volta and Turing run 16-bit checkpoints as FP16 (serving_gpus.no_bf16_units).
 -- FP4 formats compute as FP4 only with FP4 units (Blackwell, CDNA 4); elsewhere weight-only (serve_compute_mode).
 -- Accelerators vLLM serves through a hardware plugin (no SGLang, no TensorRT-LLM):
@@ -28,12 +33,13 @@ from (values
     ('Ada Lovelace', 'bf16'), ('Ada Lovelace', 'fp8'), ('Ada Lovelace', 'fp8-block'), ('Ada Lovelace', 'int8'),
         ('Ada Lovelace', 'int4'), ('Ada Lovelace', 'nvfp4'), ('Ada Lovelace', 'mxfp4'), ('Ada Lovelace', 'mxfp4-moe'),
     ('Hopper', 'bf16'), ('Hopper', 'fp8'), ('Hopper', 'fp8-block'), ('Hopper', 'int8'), ('Hopper', 'int4'),
-        ('Hopper', 'nvfp4'), ('Hopper', 'mxfp4'), ('Hopper', 'mxfp4-moe'),
+        ('Hopper', 'nvfp4'), ('Hopper', 'mxfp4'), ('Hopper', 'mxfp4-moe'), ('Hopper', 'int4-moe'),
     ('Blackwell', 'bf16'), ('Blackwell', 'fp8'), ('Blackwell', 'fp8-block'), ('Blackwell', 'int8'),
         ('Blackwell', 'int4'), ('Blackwell', 'nvfp4'), ('Blackwell', 'mxfp4'), ('Blackwell', 'mxfp4-moe'),
+        ('Blackwell', 'int4-moe'),
     ('CDNA 2', 'bf16'),
-    ('CDNA 3', 'bf16'), ('CDNA 3', 'fp8'), ('CDNA 3', 'fp8-block'), ('CDNA 3', 'mxfp4-moe'),
-    ('CDNA 4', 'bf16'), ('CDNA 4', 'fp8'), ('CDNA 4', 'fp8-block'), ('CDNA 4', 'mxfp4'), ('CDNA 4', 'mxfp4-moe'),
+    ('CDNA 3', 'bf16'), ('CDNA 3', 'fp8'), ('CDNA 3', 'fp8-block'), ('CDNA 3', 'mxfp4-moe'), ('CDNA 3', 'int4-moe'),
+    ('CDNA 4', 'bf16'), ('CDNA 4', 'fp8'), ('CDNA 4', 'fp8-block'), ('CDNA 4', 'mxfp4'), ('CDNA 4', 'mxfp4-moe'), ('CDNA 4', 'int4-moe'),
     ('Gaudi 2', 'bf16'), ('Gaudi 2', 'fp8'),
     ('Gaudi 3', 'bf16'), ('Gaudi 3', 'fp8'),
     ('TPU v5e', 'bf16'), ('TPU v5e', 'int8'), ('TPU v5p', 'bf16'), ('TPU v5p', 'int8'),

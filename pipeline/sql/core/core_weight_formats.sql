@@ -6,8 +6,11 @@
 -- GPU has the units; elsewhere it is dequantised and computed in 16-bit (weight-only). `used_for`: formats the
 -- serving engines (vLLM, SGLang, TensorRT-LLM) load ('serving'), llama.cpp's GGUF formats, or training only.
 -- `expert_bits`: the bits of the routed experts, the linear layers' unless the format stores experts apart
--- (gpt-oss ships MXFP4 experts and BF16 attention, embeddings and head).
-select *, case when format in ('mxfp4-moe', 'gguf-mxfp4-moe') then param('bits_mxfp4') else linear_bits end as expert_bits
+-- (gpt-oss ships MXFP4 experts and BF16 attention, embeddings and head; Kimi K2 Thinking and K2.5 INT4 experts in
+-- groups of 32 and BF16 elsewhere).
+select *, case when format in ('mxfp4-moe', 'gguf-mxfp4-moe') then param('bits_mxfp4')
+               when format = 'int4-moe' then param('bits_int4_g32')
+               else linear_bits end as expert_bits
 from (values
     ('fp32', 'FP32', 32.0, 0.0, 32.0, 32.0, 32.0, 'fp32', 'training', 'Full precision (4 bytes per weight)'),
     ('bf16', 'BF16 / FP16', 16.0, 0.0, 16.0, 16.0, 16.0, 'bf16', 'serving', 'The released 16-bit checkpoint'),
@@ -25,6 +28,8 @@ from (values
         'MXFP4 linear weights (8-bit power-of-two scale per 32 values); FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
     ('mxfp4-moe', 'MXFP4 experts, BF16 attention (gpt-oss checkpoint)', 16.0, 0.0, 16.0, 16.0, 16.0, 'fp4', 'serving',
         'MXFP4 routed experts (8-bit scale per 32 values) with BF16 attention, embeddings and head, as gpt-oss ships; FP4 compute only on GPUs with FP4 tensor units, weight-only elsewhere'),
+    ('int4-moe', 'INT4 experts (groups of 32), BF16 elsewhere (Kimi K2 Thinking checkpoint)', 16.0, 0.0, 16.0, 16.0, 16.0, 'bf16',
+        'serving', 'INT4 routed experts (symmetric, one BF16 scale per 32 weights) with BF16 attention, shared experts, dense layers, embeddings and head, as Kimi K2 Thinking and Kimi K2.5 ship (compressed-tensors); weight-only, 16-bit compute'),
     ('gguf-mxfp4-moe', 'GGUF MXFP4 MoE (llama.cpp gpt-oss files)', param('bits_gguf_q8_0'), 0.0, param('bits_gguf_q8_0'),
         param('bits_gguf_q8_0'), 32.0, 'bf16', 'llama.cpp',
         'llama.cpp file type MXFP4 MoE, as ggml-org ships gpt-oss: MXFP4 routed experts, Q8_0 attention, embeddings and output; norms, biases, sinks and router FP32'),

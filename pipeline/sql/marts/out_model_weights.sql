@@ -26,7 +26,7 @@ select
     end as expert_gb
 from core_models as m
 cross join core_weight_formats as f
-where f.format not in ('mxfp4-moe', 'gguf-mxfp4-moe') or m.is_moe  -- experts apart only where there are experts
+where f.format not in ('mxfp4-moe', 'gguf-mxfp4-moe', 'int4-moe') or m.is_moe  -- experts apart only where there are experts
 )
 
 select * exclude (params_b), weights_gb * 8 / params_b as bits_per_weight
