@@ -1,8 +1,8 @@
 """The Azure price fetcher on recorded responses: pagination, filtering, offline and bad shapes.
 
-The Azure pages (tests/fixtures/azure) are still built by hand in the documented response shape: no real answer of
-the Retail Prices API listing GPU sizes could be found in the stored corpora (2026-11-28; the answers found in
-public test suites are themselves hand-written, without meterId or skuId). The Oracle answer is a real recorded one
+The Azure answers in tests/fixtures/azure are real recorded answers of the Retail Prices API, kept by two public
+projects (tests/fixtures/azure/README.md says which, at which commit): a whole one-page answer for GPU sizes in eastus,
+and the eastus items of a tracker's recorded items. The Oracle answer is a real recorded one
 (tests/fixtures/oracle/README.md)."""
 
 from __future__ import annotations
@@ -20,9 +20,30 @@ from pipeline.sourcefiles import KINDS, read_kind
 from tests.conftest import recorded_terms
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "azure"
+NEXT_PAGE = "https://prices.azure.com/api/retail/prices?$skip=1000"
+
+# The recorded GPU answer for eastus (12 meters): Linux pay-as-you-go and Spot kept; Windows and Low Priority left out.
+RECORDED_EASTUS = {
+    ("Standard_NC24ads_A100_v4", "on-demand"): 3.673,
+    ("Standard_NC24ads_A100_v4", "spot"): 0.67877,
+    ("Standard_NC4as_T4_v3", "on-demand"): 0.526,
+    ("Standard_NC4as_T4_v3", "spot"): 0.149174,
+}
+
+
+def recorded() -> dict:
+    """The whole recorded answer (one page: NextPageLink null)."""
+    return json.loads((FIXTURES / "gpu_eastus.recorded.json").read_text(encoding="utf-8"))
+
+
+def tracker_items() -> dict:
+    """The eastus items of the tracker's recorded items, in the API's {"Items": [...]} envelope."""
+    return json.loads((FIXTURES / "tracker_eastus.json").read_text(encoding="utf-8"))
 
 
 def replay(pages: list[dict], seen: list | None = None) -> httpx.MockTransport:
+    """Serves pages[0] to the first request and pages[1] to the one that follows its NextPageLink."""
+
     def handler(request: httpx.Request) -> httpx.Response:
         if seen is not None:
             seen.append(str(request.url))
@@ -32,27 +53,51 @@ def replay(pages: list[dict], seen: list | None = None) -> httpx.MockTransport:
     return httpx.MockTransport(handler)
 
 
-def recorded() -> list[dict]:
-    return [json.loads((FIXTURES / f"page{i}.json").read_text()) for i in (1, 2)]
+def test_a_recorded_answer_is_filtered():
+    seen = []
+    snap = azure.fetch_azure(transport=replay([recorded()], seen))
+    assert len(seen) == 1 and "armRegionName eq 'eastus'" in httpx.URL(seen[0]).params["$filter"]
+    got = {(r["offering"], r["pricing_tier"]): r["usd_per_hour"] for r in snap.rows}
+    assert got == RECORDED_EASTUS  # 4 Windows and 4 Low Priority meters left out
+    a100 = next(r for r in snap.rows if r["offering"] == "Standard_NC24ads_A100_v4" and r["pricing_tier"] == "spot")
+    assert (a100["gpu_name"], a100["gpu_count"], a100["region"]) == ("NVIDIA A100 PCIe", 1, "eastus")
+    assert a100["note"] == "Linux; meter NC24ads_A100_v4 Spot; effective 2026-07-01"
 
 
 def test_pages_are_followed_and_filtered():
+    """The recorded answer is one page; here its NextPageLink is set to a second page, the tracker's eastus items,
+    so the fetcher must follow it. A meter on both pages is kept once."""
+    first = recorded()
+    first["NextPageLink"] = NEXT_PAGE
     seen = []
-    snap = azure.fetch_azure(transport=replay(recorded(), seen))
-    assert len(seen) == 2 and "armRegionName eq 'eastus'" in httpx.URL(seen[0]).params["$filter"]
+    snap = azure.fetch_azure(transport=replay([first, tracker_items()], seen))
+    assert len(seen) == 2 and seen[1] == NEXT_PAGE
     got = {(r["offering"], r["pricing_tier"]): r["usd_per_hour"] for r in snap.rows}
     assert got == {
-        ("Standard_NC24ads_A100_v4", "on-demand"): 3.673,
-        ("Standard_NC24ads_A100_v4", "spot"): 0.444433,
-        ("Standard_NC48ads_A100_v4", "on-demand"): 7.346,
+        **RECORDED_EASTUS,
         ("Standard_NC40ads_H100_v5", "on-demand"): 6.98,
+        ("Standard_NC48ads_A100_v4", "on-demand"): 7.346,
+        ("Standard_NC80adis_H100_v5", "on-demand"): 13.96,
+        ("Standard_NC96ads_A100_v4", "on-demand"): 14.692,
+        ("Standard_ND96amsr_A100_v4", "on-demand"): 32.77,
+        ("Standard_ND96asr_v4", "on-demand"): 27.197,
+        ("Standard_ND96asr_v4", "spot"): 5.904469,
+        ("Standard_ND96isr_H100_v5", "on-demand"): 98.32,
     }
     nc48 = next(r for r in snap.rows if r["offering"] == "Standard_NC48ads_A100_v4")
     assert nc48["gpu_count"] == 2 and nc48["gpu_name"] == "NVIDIA A100 PCIe"
 
 
+def test_an_item_in_another_currency_is_left_out():
+    page = recorded()
+    for item in page["Items"]:
+        item["currencyCode"] = "EUR"
+    with pytest.raises(fetch.FetchError, match="no GPU VM prices"):
+        azure.fetch_azure(transport=replay([page]))
+
+
 def test_snapshot_is_a_valid_dated_source(tmp_path):
-    snap = azure.fetch_azure(transport=replay(recorded()))
+    snap = azure.fetch_azure(transport=replay([recorded()]))
     recorded_terms(tmp_path)
     target = fetch.write_snapshot(snap, tmp_path, on=dt.date(2026, 11, 23))
     assert target == tmp_path / "prices" / "azure" / "2026-11-23" / "prices.csv"
@@ -110,15 +155,15 @@ def test_once_one_provider_is_unreachable_the_others_are_tried_once(tmp_path, mo
 
 def test_server_errors_are_retried(monkeypatch):
     monkeypatch.setattr(fetch.time, "sleep", lambda s: None)
-    pages, state = recorded(), {"n": 0}
+    page, state = recorded(), {"n": 0}
 
     def handler(request):
         state["n"] += 1
         if state["n"] == 1:
             return httpx.Response(503)
-        return httpx.Response(200, json=pages[1] if "skip" in str(request.url) else pages[0])
+        return httpx.Response(200, json=page)
 
-    assert len(azure.fetch_azure(transport=httpx.MockTransport(handler)).rows) == 4
+    assert len(azure.fetch_azure(transport=httpx.MockTransport(handler)).rows) == 4 and state["n"] == 2
 
 
 @pytest.mark.parametrize(
@@ -137,14 +182,14 @@ def test_unexpected_shape_is_named(body, message):
 def test_regions_fetched_together_make_one_snapshot(tmp_path):
     """Each region is asked for in turn; their offers go into one dated snapshot whose sidecar says which
     region gave how many offers from where."""
-    pages, asked = recorded(), []
+    asked = []
 
     def handler(request):
         flt = request.url.params.get("$filter")
         if flt:
             asked.append(flt.split("armRegionName eq '")[1].split("'")[0])
         region = asked[-1]
-        page = json.loads(json.dumps(pages[1] if "skip" in str(request.url) else pages[0]))
+        page = recorded()
         for item in page["Items"]:
             item["armRegionName"] = region
         return httpx.Response(200, json=page)

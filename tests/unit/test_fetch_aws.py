@@ -3,7 +3,7 @@
 captured_index.csv holds verbatim lines of a real EC2 offer file (tests/fixtures/aws/CAPTURED.md); its only GPU
 line is a g5.48xlarge one (Dedicated, SUSE). region_index.json and index.csv stay built by hand (build_fixture.py):
 no real regional offer file with on-demand GPU rows, nor a real region index, could be found in the stored corpora
-(2026-11-28)."""
+(2026-11-28, searched again 2026-11-29: tests/fixtures/aws/README.md)."""
 
 from __future__ import annotations
 

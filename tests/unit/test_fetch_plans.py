@@ -2,9 +2,9 @@
 tests/fixtures/vultr: the GPU plans and prices a public tracker read from these APIs on 2026-10-04), and on the
 plan entries of a real recorded Linode answer (tests/fixtures/akamai/types.recorded.json).
 
-Still built by hand (no real answer found in the stored corpora, 2026-11-28): akamai/types.json (no complete
-recorded answer of linode/types; only the two plan entries of types.recorded.json) and vultr/plans.json (no recorded
-answer of Vultr's plans API that carries gpu_brand and gpu_count). Their READMEs say where each value comes from."""
+Still built by hand (no real answer found in the stored corpora, 2026-11-28; Vultr searched again 2026-11-29):
+akamai/types.json (no complete recorded answer of linode/types; only the two plan entries of types.recorded.json) and
+vultr/plans.json (no recorded answer of Vultr's plans API that carries gpu_count and hourly_cost). Their READMEs say where each value comes from."""
 
 from __future__ import annotations
 
