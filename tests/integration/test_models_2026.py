@@ -80,9 +80,7 @@ def test_every_model_has_its_native_format_and_experts_apart_only_with_experts(d
     assert rows and all(native == resolved for _, native, resolved, _ in rows)
     dense_with_experts_apart = db.execute("""select count(*) from model_weights as w join models as m using (model_id)
                                              where w.format in ('mxfp4-moe', 'gguf-mxfp4-moe', 'int4-moe')
-                                               and not m.is_moe""").fetchone()[
-        0
-    ]
+                                               and not m.is_moe""").fetchone()[0]
     assert dense_with_experts_apart == 0
 
 
