@@ -1,5 +1,7 @@
-"""Script injection: a payload in every free-text field of every kind of source file and sidecar, built,
-then every page of the site opened in headless Chromium. Nothing may run: no dialog, no flag set."""
+"""Script injection: a payload in every free-text field of every kind of source file and sidecar, built; every page's
+HTML read for live markup, then a page of every kind opened in headless Chromium (the one holding the most payloads:
+pages of one kind share their template and their scripts) and the site search run. Nothing may run: no dialog, no
+flag set."""
 
 from __future__ import annotations
 
@@ -103,6 +105,24 @@ def _pages(site: Path) -> list[str]:
     return sorted("" if rel == "." else rel + "/" for rel in rels)
 
 
+def _kind(path: str) -> tuple[str, ...]:
+    """A page's kind: its folders but the last, which names one GPU, one source register... ('gpus/<id>/')."""
+    parts = path.strip("/").split("/")
+    return (*parts[:-1], "*") if len(parts) > 1 and parts[-2] in {"gpus", "sources"} else tuple(parts)
+
+
+def _one_page_of_each_kind(site: Path, markers: list[str]) -> list[str]:
+    """Of each kind of page, the one whose HTML holds the most payloads (the first by name among equals)."""
+    best: dict[tuple[str, ...], tuple[int, str]] = {}
+    for path in _pages(site):
+        text = (site / path / "index.html").read_text(encoding="utf-8")
+        held = sum(f"x-{m}" in text for m in markers)
+        kind = _kind(path)
+        if kind not in best or held > best[kind][0]:
+            best[kind] = (held, path)
+    return sorted(path for _, path in best.values())
+
+
 def test_payloads_reach_the_site_as_text(poisoned_site):
     """The payloads are on the pages (so the browser test below exercises them), always as inert text."""
     site = poisoned_site["site"]
@@ -120,9 +140,18 @@ def test_payloads_reach_the_site_as_text(poisoned_site):
         assert title is None or "<" not in title.group(1), f"{path}: markup in <title>"
 
 
+def test_a_page_of_every_kind_is_opened_and_each_holds_payloads():
+    """One GPU page and one source register page stand for theirs; every other page is its own kind."""
+    assert _kind("gpus/nvidia-h100-sxm-80gb/") == _kind("gpus/amd-mi300x-oam-192gb/") == ("gpus", "*")
+    assert _kind("zh/gpus/nvidia-h100-sxm-80gb/") == ("zh", "gpus", "*") != _kind("zh/gpus/")
+    assert _kind("planner/") == ("planner",) and _kind("zh/planner/") == ("zh", "planner")
+
+
 def test_no_payload_runs_in_chromium(poisoned_site, server, browser):
-    pages = _pages(poisoned_site["site"])
-    assert len(pages) > 60
+    site = poisoned_site["site"]
+    pages = _one_page_of_each_kind(site, poisoned_site["markers"])
+    assert len(pages) > 40 and {"", "planner/", "zh/", "zh/planner/"} <= set(pages)
+    assert sum(path.startswith("gpus/") and path != "gpus/" for path in pages) == 1
     fired: list[str] = []
     context = browser.new_context()
     for path in pages:
