@@ -88,6 +88,30 @@ def built_site(tmp_path_factory):
         yield {"db": base / "data" / "gpu_atlas.duckdb", "site": base / "build" / "site", "outcome": outcome}
 
 
+def copy_of_build(built_site: dict, base: Path) -> dict[str, Path]:
+    """The session's build of the real sources copied under `base`, beside a copy of the sources that is safe to
+    change: what a full build there gives (tests/integration/test_deterministic.py), without running one. Returns
+    where a run there reads and writes (`paths_overridden(copy["db"], copy["build"], copy["sources"])`)."""
+    built = built_site["db"].parent.parent
+    shutil.copytree(ROOT / "sources", base / "sources")
+    for folder in ("data", "build"):
+        shutil.copytree(built / folder, base / folder, symlinks=True)
+    return {"sources": base / "sources", "db": base / "data" / built_site["db"].name, "build": base / "build"}
+
+
+def view_fingerprints(database: Path) -> dict[str, tuple[int, int]]:
+    """Each public view's rows as a multiset, computed in DuckDB: how many, and the sum of every row's hash (a view
+    has no order of its own; 3 million rows of vram_fit in a second, where fetching them took a minute)."""
+    import duckdb
+
+    from pipeline.contract import VIEWS
+
+    with duckdb.connect(str(database), read_only=True) as con:
+        return {
+            view: con.execute(f"select count(*), sum(hash(r)::hugeint) from {view} as r").fetchone() for view in VIEWS
+        }
+
+
 @pytest.fixture(scope="module")
 def db(built_site):
     """The built database, read-only."""

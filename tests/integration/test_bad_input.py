@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from pipeline.bench import add_price_snapshot
+from pipeline.config import paths_overridden
 from pipeline.jobs import build, refresh_prices
 from pipeline.sourcefiles import build_date, write_checksums
+from tests.conftest import copy_of_build
 
 pytestmark = pytest.mark.integration
 
@@ -26,18 +28,12 @@ PARTIAL = "prices/runpod/2026-11-09/prices.csv"
 
 
 @pytest.fixture(scope="module")
-def good_build(tmp_path_factory):
+def good_build(built_site, tmp_path_factory):
+    """The last good build: the real sources' (a copy of the session's), with its own sources to break."""
     base = tmp_path_factory.mktemp("bad-input")
-    src = base / "sources"
-    shutil.copytree(Path(__file__).resolve().parents[2] / "sources", src)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("GPU_ATLAS_SOURCES", str(src))
-    mp.setenv("GPU_ATLAS_DB", str(base / "data" / "atlas.duckdb"))
-    mp.setenv("GPU_ATLAS_BUILD", str(base / "build"))
-    outcome = build()
-    assert outcome.ok, outcome.errors
-    yield base
-    mp.undo()
+    copy = copy_of_build(built_site, base)
+    with paths_overridden(copy["db"], copy["build"], copy["sources"]):
+        yield base
 
 
 def digest(path: Path) -> str:
@@ -134,7 +130,7 @@ CASES = [
 @pytest.mark.parametrize("label,rel,change,fix_checksum,expected", CASES, ids=[c[0] for c in CASES])
 def test_bad_source_stops_the_build(good_build, label, rel, change, fix_checksum, expected):
     src = good_build / "sources" / rel
-    db = good_build / "data" / "atlas.duckdb"
+    db = good_build / "data" / "gpu_atlas.duckdb"
     index = good_build / "build" / "site" / "index.html"
     before = (digest(db), digest(index))
     original = edit(src, change)
@@ -156,7 +152,7 @@ def test_bad_snapshot_stops_a_price_refresh(good_build):
     """A malformed new snapshot stops `refresh-prices` with file, row, column and rule; nothing is swapped in."""
     new = add_price_snapshot(good_build / "sources", day=DAY, change=1.0)
     site = good_build / "build" / "site"
-    db = good_build / "data" / "atlas.duckdb"
+    db = good_build / "data" / "gpu_atlas.duckdb"
     before = (digest(db), {p: digest(p) for p in site.rglob("*") if p.is_file()})
     try:
         edit(new / "prices.csv", set_cell("usd_per_hour", 3, "-2"))
@@ -176,7 +172,7 @@ def test_a_provider_folder_with_a_bad_name_is_refused_with_its_path(good_build):
     """A folder's name becomes a provider id on the pages, in the API and in the downloads."""
     bad = good_build / "sources" / "prices" / '=HYPERLINK("http:x")'
     shutil.copytree((good_build / "sources" / PRICES).parent, bad / "2026-09-20")
-    db = good_build / "data" / "atlas.duckdb"
+    db = good_build / "data" / "gpu_atlas.duckdb"
     before = digest(db)
     try:
         outcome = build()
@@ -431,7 +427,7 @@ def restore(good_build, tmp_path):
 def everything(base: Path) -> dict[str, str]:
     """Digest of the database and of every site and generated page file."""
     files = [
-        base / "data" / "atlas.duckdb",
+        base / "data" / "gpu_atlas.duckdb",
         *(p for p in (base / "build").rglob("*") if p.is_file() and ".lock" not in p.name and ".cache" not in p.parts),
     ]
     return {str(p.relative_to(base)): digest(p) for p in files}
@@ -462,14 +458,14 @@ def test_a_declared_withdrawal_empties_the_provider(good_build, restore):
     side = new / "prices.source.yml"
     side.write_text(side.read_text(encoding="utf-8") + "withdrawn_all: true\n", encoding="utf-8")
     write_checksums(restore)
-    outcome = build()
+    outcome = refresh_prices()  # a price change: the refresh publishes what a build would
     assert outcome.ok, outcome.errors
-    with duckdb.connect(str(good_build / "data" / "atlas.duckdb"), read_only=True) as con:
+    with duckdb.connect(str(good_build / "data" / "gpu_atlas.duckdb"), read_only=True) as con:
         current = con.execute("select count(*) from price_offers where provider = 'lambda'").fetchone()[0]
         history = con.execute("select count(*) from price_history where provider = 'lambda'").fetchone()[0]
     assert current == 0 and history > 0
     # a withdrawal that still lists offers contradicts itself
     (new / "prices.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     write_checksums(restore)
-    refused = build()
+    refused = refresh_prices()
     assert not refused.ok and "withdrawn_all" in "\n".join(refused.errors)

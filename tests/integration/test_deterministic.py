@@ -3,21 +3,16 @@ content in every public view."""
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
 from pipeline.contract import VIEWS
+from tests.conftest import view_fingerprints
 
 pytestmark = pytest.mark.integration
 
 
 def files(folder):
     return {p.relative_to(folder): p for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def views(db) -> dict[str, list]:
-    with duckdb.connect(str(db), read_only=True) as con:
-        return {v: con.execute(f"select * from {v} order by all").fetchall() for v in VIEWS}
 
 
 def test_two_builds_are_identical(built_site, tmp_path):
@@ -44,8 +39,8 @@ def test_two_builds_are_identical(built_site, tmp_path):
         and sum(rel.suffix == ".parquet" for rel in downloads) >= 16
     )
     # every view holds the same rows (a view has no order of its own; the downloads above are ordered)
-    reference = views(built_site["db"])
-    assert all(reference.values())
-    assert views(tmp_path / "data" / "gpu_atlas.duckdb") == reference
-    assert views(first_build / "site" / "downloads" / "gpu_atlas.duckdb") == reference
-    assert views(second_build / "site" / "downloads" / "gpu_atlas.duckdb") == reference
+    reference = view_fingerprints(built_site["db"])
+    assert reference.keys() == set(VIEWS) and all(rows for rows, _ in reference.values())
+    assert view_fingerprints(tmp_path / "data" / "gpu_atlas.duckdb") == reference
+    assert view_fingerprints(first_build / "site" / "downloads" / "gpu_atlas.duckdb") == reference
+    assert view_fingerprints(second_build / "site" / "downloads" / "gpu_atlas.duckdb") == reference

@@ -4,7 +4,6 @@ of the same sources gives: same pages byte for byte, same search index, same dow
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from pathlib import Path
 
@@ -17,22 +16,22 @@ from pipeline.contract import DATABASE_FILE, VIEWS, downloads
 from pipeline.news import describe, price_news, snapshot_dates
 from pipeline.jobs import build, refresh_prices
 from pipeline.sourcefiles import build_date
+from tests.conftest import copy_of_build, view_fingerprints
 
 ROOT = Path(__file__).resolve().parents[2]
 DAY = build_date().isoformat()  # a new snapshot is dated at the latest today
 
 
 @pytest.fixture(scope="module")
-def refreshed(tmp_path_factory):
-    """A full build, then a new Lambda snapshot (one price +10 %) and an incremental price refresh."""
+def refreshed(built_site, tmp_path_factory):
+    """A full build (a copy of the session's), then a new Lambda snapshot (one price +10 %) and an incremental price
+    refresh."""
     base = tmp_path_factory.mktemp("refresh")
-    src = base / "sources"
-    shutil.copytree(ROOT / "sources", src)
-    with paths_overridden(base / "data" / "atlas.duckdb", base / "build", src):
-        assert build().ok
+    copy = copy_of_build(built_site, base)
+    src, db = copy["sources"], copy["db"]
+    with paths_overridden(db, copy["build"], src):
         site = base / "build" / "site"
         before = {p.relative_to(site): (p.stat().st_mtime_ns, p.read_bytes()) for p in site.rglob("*.html")}
-        db = base / "data" / "atlas.duckdb"
         snapshots_before = snapshot_dates(db)
         add_price_snapshot(src, day=DAY)
         outcome = refresh_prices()
@@ -83,13 +82,6 @@ def test_incremental_site_equals_a_full_build(refreshed):
     assert DAY in (site / "changes" / "index.html").read_text(encoding="utf-8")
 
 
-def _view_rows(database: Path, view: str) -> list[tuple]:
-    """A view's rows in a canonical order; NaN made comparable (NaN != NaN)."""
-    with duckdb.connect(str(database), read_only=True) as con:
-        rows = con.execute(f"select * from {view} order by all").fetchall()
-    return [tuple("NaN" if isinstance(x, float) and math.isnan(x) else x for x in row) for row in rows]
-
-
 @pytest.mark.parametrize("folder", ["docs/downloads", "site/downloads"])
 def test_refreshed_downloads_equal_a_full_build(refreshed, folder):
     """Every download the refresh publishes is the full build's: the Parquet and CSV files byte for byte (the
@@ -105,8 +97,11 @@ def test_refreshed_downloads_equal_a_full_build(refreshed, folder):
         if name != DATABASE_FILE and (refreshed_dir / name).read_bytes() != (full_dir / name).read_bytes()
     ]
     assert differing == []
-    for view in VIEWS:
-        assert _view_rows(refreshed_dir / DATABASE_FILE, view) == _view_rows(full_dir / DATABASE_FILE, view), view
+    refreshed_rows, full_rows = (
+        view_fingerprints(refreshed_dir / DATABASE_FILE),
+        view_fingerprints(full_dir / DATABASE_FILE),
+    )
+    assert [view for view in VIEWS if refreshed_rows[view] != full_rows[view]] == []
 
 
 def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
@@ -122,7 +117,6 @@ def test_a_refresh_without_a_previous_build_builds_everything(isolated_paths):
     assert "(full build)" in result.output and "what changed:" in result.output
     # every provider is new to this build: one with a single snapshot is its first, one with more is
     # reported against its previous snapshot
-    import duckdb
 
     database = isolated_paths / "data" / "atlas.duckdb"
     with duckdb.connect(str(database), read_only=True) as con:
@@ -171,14 +165,13 @@ def test_an_older_snapshot_is_reported_as_history(refreshed):
     assert "added to the history; current prices unchanged" in describe([news])[0]
 
 
-def test_a_refresh_after_a_spec_change_builds_everything(tmp_path):
+def test_a_refresh_after_a_spec_change_builds_everything(built_site, tmp_path):
     """A price refresh re-reads only prices and aliases: when anything else it would otherwise mix into the
     last build changed (here a spec sidecar), it builds everything instead and says why; the next refresh,
     with nothing else changed, is a price refresh again."""
-    src = tmp_path / "sources"
-    shutil.copytree(ROOT / "sources", src)
-    with paths_overridden(tmp_path / "atlas.duckdb", tmp_path / "build", src):
-        assert build().ok
+    copy = copy_of_build(built_site, tmp_path)  # the last full build
+    src = copy["sources"]
+    with paths_overridden(copy["db"], copy["build"], src):
         sidecar = sorted((src / "specs").rglob("*.source.yml"))[0]
         sidecar.write_text(
             sidecar.read_text(encoding="utf-8").replace("title:", "title: (revised)", 1), encoding="utf-8"
@@ -195,7 +188,6 @@ def test_a_fetched_marketplace_snapshot_gives_the_marketplace_picks(tmp_path):
     marketplace-minimum pick, its median only where the sample is large enough."""
     import datetime as dt
 
-    import duckdb
     import httpx
 
     from pipeline import fetch
