@@ -180,3 +180,10 @@ def test_the_planner_serves_kimi_k2_5_in_its_int4_experts_where_an_engine_runs_t
     assert answer["precision"] == "native" and answer["weights_format"] == "int4-moe"
     assert answer["options"] and all(o["compute_mode"] == "weight-only, 16-bit compute" for o in answer["options"])
     assert not [o for o in answer["options"] if o["gpu_id"].startswith("nvidia-a100")]
+
+
+def test_the_catalogue_holds_the_open_models_of_2026(db):
+    """At least 65 models; the 2026 releases a serving benchmark or engine recipe names are among the current ones."""
+    assert db.execute("select count(*) from models").fetchone()[0] >= 65
+    current = {m for (m,) in db.execute("select model_id from models where status = 'current'").fetchall()}
+    assert {"kimi-k2.5", "qwen3.5-397b-a17b", "glm-5.1", "minimax-m2.5"} <= current, current

@@ -146,11 +146,17 @@ NAMED_VARIANTS = [
     "intel-gaudi3-oam-128gb",
     "google-tpu-v6e-tpu-32gb",
     "aws-trainium2-trainium-96gb",
+    "google-tpu-v5e-tpu-16gb",
+    "google-tpu-v5p-tpu-95gb",
+    "google-tpu7x-tpu-192gb",
+    "huawei-ascend-910c-npu-128gb",
+    "nvidia-rtx-pro-5000-pcie-48gb",
+    "intel-gaudi3-pcie-128gb",
 ]
 
 
 def test_the_catalogue_holds_the_gpus_people_rent(db):
-    assert db.execute("select count(*) from gpus").fetchone()[0] >= 65
+    assert db.execute("select count(*) from gpus").fetchone()[0] >= 85
     present = {g for (g,) in db.execute("select gpu_id from gpus").fetchall()}
     assert set(NAMED_VARIANTS) <= present, set(NAMED_VARIANTS) - present
     assert db.execute("select count(*) from gpus where vendor = 'intel'").fetchone()[0] >= 1
