@@ -10,7 +10,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _options(page) -> list[tuple[str, list[str]]]:
-    """Each option row: its first cell (the machine) and every number in the row."""
+    """Each option row: its machine's GPU and every number in the row (the count of machines among them)."""
     page.wait_for_function(
         "() => document.body.dataset.plannerReady === '1' && document.body.dataset.plannerBusy === '0'"
     )  # answered (the engine answers asynchronously)
@@ -19,7 +19,8 @@ def _options(page) -> list[tuple[str, list[str]]]:
     out = []
     for i in range(min(rows.count(), 8)):
         cells = rows.nth(i).locator("td").all_inner_texts()
-        machine = (cells[1] if len(cells) > 1 else cells[0]).split("\n")[0]  # its note below is in words
+        # the machine's GPU (its link); "2 machines of" and the offer's note below it are words of the language
+        machine = rows.nth(i).locator("td").nth(1).locator("a").first.inner_text()
         out.append((machine, re.findall(r"\d[\d,.]*", " ".join(cells))))
     return out
 
