@@ -48,10 +48,12 @@ DOCUMENT = "mlperf-inference-v5.1"
 # (Offline and Server), set above what the model scores today so that a regression fails.
 # Measured 0.285 (TensorRT-LLM, 30 figures) and 0.430 (vLLM, 12 figures) on 2026-11-28 at commit 587aa46; 0.196 and
 # 0.379 once tensor-parallel all-reduces carry their volume (the same day); 0.189 and 0.387 once
-# each Server figure is compared at the load that meets its latency limit (2026-11-29). The expectation is pessimistic on
-# MLPerf's tuned, compute-bound runs (expected / measured 0.45 to 0.86 for the dense Offline figures). The goal is
-# a median under 0.15.
-MEDIAN_ABS_ERROR_LIMIT = {"tensorrt-llm": 0.30, "vllm-sglang": 0.45}
+# each Server figure is compared at the load that meets its latency limit (2026-11-29); 0.173 and 0.213 once pipeline
+# stages read their weights per micro-batch, attention computes at 16 bits (FP8 with an FP8 cache), all-reduces reach a
+# fitted share of the links and an architecture with two GPUs and two publications has shares of its own (the same
+# day). The expectation stays pessimistic on MLPerf's Mixtral (expected / measured 0.48 to 0.81: the mixture-of-experts
+# compute share is set by DeepSeek R1). The goal is a median under 0.15.
+MEDIAN_ABS_ERROR_LIMIT = {"tensorrt-llm": 0.22, "vllm-sglang": 0.28}
 
 # MLPerf Inference's time-per-output-token limit of the Server scenario, ms (99th percentile), per benchmark:
 # mlcommons/inference loadgen/mlperf.conf @ 001712e9 ('llama2-70b.Server.tpot_latency = 200', 'mixtral-8x7b... = 200',

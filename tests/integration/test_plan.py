@@ -162,11 +162,11 @@ def test_more_users_share_a_machine_more_slowly(db):
     assert (more.expected_tokens_per_s_per_user_many < more.expected_tokens_per_s_per_user_few).all()
     assert (more.required_gb_many > more.required_gb_few).all()
     # a machine too slow for the speed target with more users is rented that many more times, each replica serving
-    # as many users as before, as fast (Akamai's 2 x Quadro RTX 6000: 64 machines for 256 users)
+    # as many users as before, as fast (on 2026-11-29's data: none; Akamai's 2 x Quadro RTX 6000 once took 64 machines)
     same = both[~shared]
     assert (same.users_per_replica_many == same.users_per_replica_few).all()
     assert (same.machines_many > same.machines_few).all()
-    assert (same.throughput_tokens_per_s_per_gpu_many - same.throughput_tokens_per_s_per_gpu_few).abs().max() < 1e-6
+    assert ((same.throughput_tokens_per_s_per_gpu_many - same.throughput_tokens_per_s_per_gpu_few).abs() < 1e-6).all()
 
 
 def test_fp8_kv_cache_needs_half_the_cache_memory(db):

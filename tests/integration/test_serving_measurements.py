@@ -52,20 +52,30 @@ def test_expectations_never_beat_the_bound_and_every_family_is_calibrated(db):
 
 
 def test_the_calibration_stays_inside_physical_ranges_and_publishes_its_held_out_errors(db):
-    """A share of peak no engine reaches (bandwidth above 92%, compute above 85%) or a negative overhead would be a fit
-    trading one term against another; each family is calibrated on at least five GPUs, and its error on figures it
-    did not see (without their GPU, without their publication) is published for every quantity it has."""
+    """A share of peak no engine reaches (bandwidth above 92%, compute above 85%, an all-reduce above its links'
+    peak) or a negative overhead would be a fit trading one term against another; each family is calibrated on at
+    least five GPUs, an architecture gets shares of its own only from two GPUs and two publications, and every row's
+    error on figures it did not see (without their GPU, without their publication) is published."""
     rows = db.execute(
-        """select engine_family, model_kind, decode_efficiency, compute_efficiency, step_overhead_us,
-                  sequence_overhead_us, gpus_measured, publications, held_out_median_abs_error,
-                  publication_held_out_median_abs_error, per_user_held_out_median_abs_error
+        """select engine_family, model_kind, architecture, decode_efficiency, compute_efficiency, step_overhead_us,
+                  sequence_overhead_us, comm_efficiency, gpus_measured, publications, held_out_median_abs_error,
+                  publication_held_out_median_abs_error
            from serving_calibration"""
     ).fetchall()
-    for family, kind, bw, fl, step, seq, gpus, pubs, by_gpu, by_pub, per_user in rows:
-        assert 0 < bw <= 0.92 and 0 < fl <= 0.85, (family, kind, bw, fl)
+    for family, kind, architecture, bw, fl, step, seq, comm, gpus, pubs, by_gpu, by_pub in rows:
+        assert 0 < bw <= 0.92 and 0 < fl <= 0.85 and 0.25 <= comm <= 1, (family, kind, architecture, bw, fl, comm)
         assert step >= 0 and seq >= 0, (family, kind)
-        assert gpus >= 3 and pubs >= 2, (family, kind, gpus, pubs)
+        assert (gpus >= 3 if architecture is None else gpus >= 2) and pubs >= 2, (family, kind, architecture, gpus)
         assert by_gpu is not None and by_pub is not None and 0 <= by_gpu < 1 and 0 <= by_pub < 1, (family, kind)
+    # the shares of an architecture differ from its family's, and its overheads are the family's
+    own = db.execute(
+        """select count(*), count(*) filter (where a.step_overhead_us <> f.step_overhead_us
+                                             or a.sequence_overhead_us <> f.sequence_overhead_us
+                                             or a.comm_efficiency <> f.comm_efficiency)
+           from serving_calibration as a join serving_calibration as f using (engine_family, model_kind)
+           where a.architecture is not null and f.architecture is null"""
+    ).fetchone()
+    assert own[0] >= 3 and own[1] == 0, own
     gpus = dict(
         db.execute("select engine_family, count(distinct gpu_id) from serving_measurements group by 1").fetchall()
     )
@@ -104,3 +114,63 @@ def test_a_figure_beyond_its_bound_stops_the_build(sources_copy, isolated_paths)
     text = "\n".join(outcome.errors)
     assert "serving_measurements_within_bounds" in text
     assert "tensorrt-llm-perf-overview" in text and ":2 " in text
+
+
+def test_an_architecture_with_shares_of_its_own_gets_them_in_the_planner(db, built_site):
+    """TensorRT-LLM has dense shares of its own on Hopper, unlike its family's: the Planner's option on an H200 says
+    it runs at them; an option on an architecture without its own shares (Ada Lovelace) says the family's."""
+    from pipeline import plan
+
+    hopper, family = (
+        db.execute(
+            """select decode_efficiency, compute_efficiency from serving_calibration
+               where engine_family = 'tensorrt-llm' and model_kind = 'dense' and architecture is not distinct from ?""",
+            [arch],
+        ).fetchone()
+        for arch in ("Hopper", None)
+    )
+    assert hopper is not None and hopper != family, (hopper, family)
+    answer = plan.plan(
+        built_site["db"],
+        plan.Question(model="llama-3.1-8b", precision="fp8", users=8, input_tokens=1000, output_tokens=500,
+                      engine="tensorrt-llm"),
+        limit=None,
+    )
+    bases = {o["gpu_id"]: o["expectation_basis"] for o in answer["options"]}
+    assert "nvidia-h200-sxm-141gb" in bases, sorted(bases)
+    assert bases["nvidia-h200-sxm-141gb"].startswith(
+        "calibrated: the engine family's efficiencies for this architecture"
+    ), bases["nvidia-h200-sxm-141gb"]
+    assert any(b.startswith("calibrated: the engine family's efficiencies, fitted") for b in bases.values()), bases
+
+
+def test_a_pipeline_reads_its_weights_once_per_micro_batch_and_sends_no_all_reduce(db):
+    """TensorRT-LLM's RTX PRO 6000 figures run Llama 3.3 70B at TP 1 x PP 2, 4 and 8: a pipeline of pp stages runs pp
+    micro-batches, so each step of every sequence reads the weights pp times (over pp times the GPUs: the same
+    weight time per GPU as one GPU's) and no tensor-parallel all-reduce (one GPU per stage)."""
+    rows = db.execute(
+        """select pipeline_parallel, read_gb_expected - kv_read_gb_expected, comm_tokens, tensor_parallel
+           from out_serving_bounds
+           where engine_family = 'tensorrt-llm' and model_id = 'llama-3.3-70b' and tensor_parallel = 1
+             and gpu_id = 'nvidia-rtx-pro-6000-server-96gb' and quantity = 'throughput'"""
+    ).fetchall()
+    by_pp = {}
+    for pp, weights, _, _ in rows:
+        by_pp.setdefault(pp, weights)
+    assert {1, 2, 4, 8} <= set(by_pp), sorted(by_pp)
+    for pp in (2, 4, 8):
+        assert by_pp[pp] == pytest.approx(pp * by_pp[1], rel=1e-6), (pp, by_pp)
+
+
+def test_attention_computes_at_16_bits_or_fp8_never_at_the_weights_fp4_rate(db):
+    """FP4 weights leave the attention's QK and AV products in 16 bits (FP8 with an FP8 cache): its rate is the GPU's
+    16-bit or FP8 dense peak, not its FP4 peak (B200: 2,250 and 4,500 against 9,000 TFLOPS)."""
+    rows = db.execute(
+        """select distinct coalesce(b.kv_format, 'unstated'), b.compute_tflops, b.attention_tflops,
+                  g.bf16_compute_tflops, g.fp8_compute_tflops
+           from out_serving_bounds as b join serving_gpus as g using (gpu_id)
+           where b.gpu_id = 'nvidia-b200-sxm-180gb' and b.format = 'nvfp4'"""
+    ).fetchall()
+    assert rows
+    for kv, linear, attention, bf16, fp8 in rows:
+        assert linear == 9000 and attention == (fp8 if kv == "fp8" else bf16), (kv, linear, attention)

@@ -61,6 +61,10 @@ def frames(text: str = "Ada", serving: bool = True) -> dict[str, pd.DataFrame]:
         ),
         "serving_calibration": df(
             label=[text],
+            engine_family=["vllm-sglang"],
+            model_kind=["dense"],
+            architecture=[text],
+            comm_efficiency=[0.35],
             decode_efficiency=[0.7],
             compute_efficiency=[0.5],
             step_overhead_us=[500.0],
@@ -126,7 +130,7 @@ def test_figures_fill_the_page():
         '| 200 | 75% | 140 | -7% | <a href="https://example.org/a" rel="nofollow noopener">Ada</a> |' in text
     )
     assert "**40 published serving figures (vLLM, SGLang, TensorRT-LLM) on 3 GPUs from 4 publications; 0 beyond" in text
-    assert "| Ada | 70% | 50% | 500 | 1,234 | 138 | fitted | 30 | 3 | 21% | 33% | 18% | 20% | – | 40% |" in text
+    assert "| Ada | Ada | 70% | 50% | 500 | 1,234 | 35% | 138 | fitted | 30 | 3 | 21% | 33% | 18% | 20% | – | 40% |" in text
     # a '|' in a header is an entity, so the table keeps its seven columns
     assert "| GPUs | Median &#124;expected ÷ measured − 1&#124; | Spearman ρ |" in text
     # 3 figures, 2 of today's engines, 3 GPUs; |error| 20%, 5%, 20%
@@ -177,7 +181,7 @@ def test_the_page_in_chinese_keeps_the_figures():
     assert "## 推理服务引擎" in text and "### 按模型、GPU 和引擎" in text
     assert "| 模型 | 格式 | GPU 数 | Spearman ρ（预期与实测） | 误差中位数（预期 ÷ 实测 − 1，取绝对值） |" in text
     assert "| &#124;预期 ÷ 实测 − 1&#124; 中位数 |" in text
-    assert "| 70% | 50% | 500 | 1,234 | 138 | 拟合 | 30 | 3 | 21% | 33% | 18% | 20% | – | 40% |" in text
+    assert "| 70% | 50% | 500 | 1,234 | 35% | 138 | 拟合 | 30 | 3 | 21% | 33% | 18% | 20% | – | 40% |" in text
     assert "| 3 | 1 | 40% | 50% | 10% | 无 |" in text and "| 2 | 1 | – | – | – | **2** |" in text
     for row in ("| llama-2-7b | q4\\_0 | 4 | 1.00 | 10% |", "| Ada | 120 | 5 | 62% | 89% | 8% |"):
         assert row in english and row in chinese

@@ -42,8 +42,8 @@ select count(*) as n, count(distinct gpu_id) as gpus, count(distinct source_id) 
 from serving_vs_estimate;
 
 -- name: serving_calibration
--- the serving efficiencies fitted per engine family and model kind
-select * from serving_calibration order by engine_family, model_kind;
+-- the serving efficiencies fitted per engine family and model kind (the family's row, then its architectures')
+select * from serving_calibration order by engine_family, model_kind, architecture nulls first;
 
 -- name: serving_accuracy
 -- throughput figures (no speculative decoding) with their leave-one-GPU-out expectation, and the publication

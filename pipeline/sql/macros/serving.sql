@@ -65,6 +65,12 @@ create or replace macro serve_compute_mode(format, native_compute, fp8_tflops, f
          when format = 'bf16' then '16-bit'
          else 'weight-only, 16-bit compute' end;
 
+-- dense peak TFLOPS the attention's QK and AV products compute at: the weights' format does not reach them (FP8 or FP4
+-- weights leave the activations and the cache in their own formats), so 16-bit, or FP8 where the cache is FP8 and
+-- the GPU has FP8 units (FP8 attention kernels: FlashAttention 3, FlashMLA, TensorRT-LLM's FP8 attention)
+create or replace macro serve_attention_tflops(kv_format, bf16_tflops, fp8_tflops) as
+    case when kv_format = 'fp8' and fp8_tflops is not null then fp8_tflops else bf16_tflops end;
+
 -- seconds of one decode step with no prompt beside it: its reads at e_bw of peak bandwidth or its compute (2 FLOPs
 -- per active parameter per sequence) at e_fl of dense peak, whichever is longer (the bound of a user's speed: e = 1)
 create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_gbs, tflops, e_bw, e_fl) as
@@ -72,11 +78,13 @@ create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_g
 
 -- seconds of one request's prefill (the time to first token: its prefill, then one step): 2 FLOPs per active
 -- parameter per input token and its attention (attention_gflop: the prompt's tokens at half its length on average)
--- at e_fl of dense peak, or, where longer, reading the weights its tokens use once
+-- at e_fl of dense peak (the attention at attention_tflops: serve_attention_tflops), or, where longer, reading the
+-- weights its tokens use once
 -- (read_gb: serve_prefill_read_gb; a short prompt of a mixture of experts touches most experts) at e_bw of peak
 create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops, e_fl, read_gb, bandwidth_gbs, e_bw,
-                                        attention_gflop) as
-    greatest((input_tokens * 2 * active_params_b + attention_gflop) * 1e9 / (d * tflops * 1e12 * e_fl),
+                                        attention_gflop, attention_tflops) as
+    greatest(input_tokens * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl)
+                 + attention_gflop * 1e9 / (d * attention_tflops * 1e12 * e_fl),
              read_gb / (d * bandwidth_gbs * e_bw));
 
 -- GB of weights a prefill of n tokens reads: the dense weights and the experts its tokens touch
@@ -90,16 +98,17 @@ create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_laye
 -- and prompt token, so they take the longer of their reads (e_bw of peak bandwidth) and their compute (e_fl of dense
 -- peak); the attention then, in kernels of its own that do not overlap the linear layers, reads every sequence's
 -- cache (kv_gb of read_gb) or computes its QK and AV products (attention_gflop per sequence a step: its decoded token
--- at the mean context and its share of the arriving prompts' tokens, serve_attention_gflop), whichever is longer. Plus a fixed time per step (scheduling, kernel launches) and per sequence
+-- at the mean context and its share of the arriving prompts' tokens, serve_attention_gflop, at attention_tflops),
+-- whichever is longer. Plus a fixed time per step (scheduling, kernel launches) and per sequence
 -- (sampling), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100% of peak with every
 -- read and FLOP overlapped and no overhead (serve_bound_request_s). A replica then gives u / step output tokens per
 -- second, each user 1 / step.
 create or replace macro serve_expected_step_s(read_gb, kv_gb, u, input_tokens, output_tokens, active_params_b, d,
                                               bandwidth_gbs, tflops, e_bw, e_fl, step_us, sequence_us, comm_s,
-                                              attention_gflop) as
+                                              attention_gflop, attention_tflops) as
     greatest((read_gb - kv_gb) / (d * bandwidth_gbs * e_bw),
              u * (1 + input_tokens / output_tokens) * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl))
-    + greatest(kv_gb / (d * bandwidth_gbs * e_bw), u * attention_gflop * 1e9 / (d * tflops * 1e12 * e_fl))
+    + greatest(kv_gb / (d * bandwidth_gbs * e_bw), u * attention_gflop * 1e9 / (d * attention_tflops * 1e12 * e_fl))
     + (step_us + u * sequence_us) / 1e6 + comm_s;
 
 -- the share of a step's time its prompt tokens' compute takes (the rest decodes): how the machine's hour is split
@@ -118,14 +127,15 @@ create or replace macro serve_bound_request_s(input_tokens, output_tokens, u, ac
 -- seconds of a step's tensor-parallel communication across d GPUs: two all-reduces per layer (after attention and
 -- after the MLP) of the step's activations (tokens x hidden x 2 bytes), each a fixed latency plus, for a dense
 -- model, a ring's 2 (d - 1) / d of the message over each GPU's links in one direction (half of link_gbs, both
--- directions). A mixture of experts keeps only the latency: its engines exchange tokens between experts while the
--- GPUs compute (expert parallelism with overlapped batches), and the published figures fit better without the
--- volume (held out by publication, vLLM/SGLang 32% against 33%, TensorRT-LLM 25% against 29%). The expectation only
--- (the bound has no communication).
-create or replace macro serve_comm_s(d, layers, allreduce_us, tokens, hidden_size, link_gbs, is_moe) as
+-- directions) at e_comm of their peak (fitted per engine family: all-reduces of a few MB, as tensor parallelism sends,
+-- reach a fraction of what the links carry). A mixture of experts keeps only the latency: its engines exchange tokens
+-- between experts while the GPUs compute (expert parallelism with overlapped batches), and the published figures fit
+-- better without the volume (held out by publication, vLLM/SGLang 32% against 33%, TensorRT-LLM 25% against 29%).
+-- The expectation only (the bound has no communication).
+create or replace macro serve_comm_s(d, layers, allreduce_us, tokens, hidden_size, link_gbs, is_moe, e_comm) as
     case when d > 1 then 2 * layers * (allreduce_us / 1e6
         + case when is_moe then 0
-               else 2 * (d - 1) / d * tokens * hidden_size * param('bytes_bf16') / (link_gbs / 2 * 1e9) end)
+               else 2 * (d - 1) / d * tokens * hidden_size * param('bytes_bf16') / (link_gbs / 2 * 1e9 * e_comm) end)
     else 0 end;
 
 -- GB per GPU a replica needs: weights and the reserved cache split over d GPUs (cache copies included),

@@ -23,6 +23,9 @@ with m as (
         g.allreduce_us, g.link_gbs,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
+        -- the attention's rate: FP8 with an FP8 cache (as the expectation takes it below), else 16-bit
+        serve_attention_tflops(coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end),
+                               g.bf16_compute_tflops, g.fp8_compute_tflops) as attention_tflops,
         case when x.kv_format = 'bf16' then param('bytes_bf16') else param('bytes_fp8') end as kv_bytes_bound,
         case coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end)
              when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected,
@@ -71,7 +74,10 @@ read as (
         serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
                            serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence,
                                        kv_bytes_bound, mean_context), replication_bound) as read_gb_bound,
-        serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_expected,
+        -- a pipeline of pp stages runs pp micro-batches of u / pp sequences: a GPU reads its weights (and the experts a
+        -- micro-batch touches) once per micro-batch, pp times per step of every sequence, and each cache once
+        pipeline_parallel * serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token,
+                           u_expected / pipeline_parallel,
                            serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence,
                                        kv_bytes_expected, mean_context), replication) as read_gb_expected,
         serve_kv_read_gb(u_expected, serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
@@ -79,10 +85,11 @@ read as (
                          replication) as kv_read_gb_expected,
         serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, input_tokens)
             as prefill_read_gb,
-        -- the expectation's tensor-parallel all-reduces: a step's tokens are its decoded ones and the prompt tokens
-        -- computed beside them (input / output per sequence)
-        serve_comm_s(gpus_per_replica, layers, allreduce_us, u_expected * (1 + input_tokens / output_tokens),
-                     hidden_size, link_gbs, model_kind = 'moe') as comm_s,
+        -- the tokens of the expectation's tensor-parallel all-reduces (serve_comm_s, among the tensor_parallel GPUs of
+        -- a pipeline stage, at the fit's share of the links): a step's decoded tokens and the prompt tokens computed
+        -- beside them (input / output per sequence), in pp micro-batches that each cross every layer once (the stages
+        -- hand on activations point to point: not counted)
+        u_expected * (1 + input_tokens / output_tokens) / pipeline_parallel as comm_tokens,
         -- the expectation's attention compute: per sequence a step (its token at the mean context and its share of
         -- the arriving prompts), and a prompt's prefill (its tokens at half its length on average)
         serve_step_attention_gflop(attention_flops_full, prefill_attention_flops_full, attention_flops_window,
@@ -100,12 +107,12 @@ select
         when 'per_user' then 1 / serve_step_s(read_gb_bound, u_bound, active_params_b, gpus_per_replica,
                                               memory_bandwidth_gbs, compute_tflops, 1, 1)
         when 'ttft' then serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, 1,
-                                         prefill_read_gb, memory_bandwidth_gbs, 1, 0)
+                                         prefill_read_gb, memory_bandwidth_gbs, 1, 0, attention_tflops)
     end as bound,
     not speculative_decoding as checked,
     case when speculative_decoding then null
          when quantity = 'ttft' then measured >= (1 - param('bound_tolerance')) * serve_prefill_s(input_tokens,
-             active_params_b, gpus_per_replica, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0)
+             active_params_b, gpus_per_replica, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0, attention_tflops)
          else measured <= (1 + param('bound_tolerance')) * case quantity
             when 'throughput' then output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
                 active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica

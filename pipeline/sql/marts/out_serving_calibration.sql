@@ -3,13 +3,15 @@
 -- physical ranges, with how well they predict figures they did not see: the median |expected / measured - 1| of
 -- each quantity (throughput per GPU, tokens/s per user, time to first token) from the fit without the figure's GPU,
 -- and from the fit without its publication. The Planner uses these; an engine family without
--- measurements uses the defaults in parameters.
+-- measurements uses the defaults in parameters. One row per engine family and model kind (architecture NULL: the
+-- group's fit, used on every architecture without its own, with the error over all of its figures), and one per
+-- architecture with shares of its own (out_serving_fits; the error over that architecture's figures).
 with fits as (
     select * from out_serving_fits where held_out_gpu_id is null and held_out_source_id is null
 ),
 
 figures as (
-    select engine_family, model_kind, quantity, source_id, measured,
+    select engine_family, model_kind, architecture, quantity, source_id, measured,
            coalesce(expected_capped, expected_ttft) as expected, expected_without_publication
     from out_serving_estimates
     where scenario in ('max_throughput', 'concurrency') and not speculative_decoding and current_engine
@@ -19,7 +21,7 @@ figures as (
 ),
 
 errs as (
-    select engine_family, model_kind,
+    select engine_family, model_kind, architecture,
            median(abs(expected / measured - 1)) filter (where quantity = 'throughput') as held_out_median_abs_error,
            count(*) filter (where quantity = 'throughput') as held_out_figures,
            median(abs(expected / measured - 1)) filter (where quantity = 'per_user')
@@ -35,7 +37,7 @@ errs as (
                as ttft_publication_held_out_median_abs_error,
            count(distinct source_id) as publications
     from figures
-    group by all
+    group by grouping sets ((engine_family, model_kind), (engine_family, model_kind, architecture))
 ),
 
 families as (
@@ -48,11 +50,13 @@ families as (
 select
     fa.engine_family,
     fa.model_kind,
+    f.architecture,
     fa.label,
     coalesce(f.decode_efficiency, param('serving_decode_efficiency_default')) as decode_efficiency,
     coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
     coalesce(f.step_overhead_us, 0) as step_overhead_us,
     coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
+    coalesce(f.comm_efficiency, 1) as comm_efficiency,
     coalesce(f.first_token_overhead_ms, 0) as first_token_overhead_ms,
     coalesce(f.first_token_figures, 0) as first_token_figures,
     f.engine_family is not null as calibrated,
@@ -70,4 +74,6 @@ select
     e.ttft_publication_held_out_median_abs_error
 from families as fa
 left join fits as f using (engine_family, model_kind)
-left join errs as e using (engine_family, model_kind)
+left join errs as e
+    on e.engine_family = fa.engine_family and e.model_kind = fa.model_kind
+    and e.architecture is not distinct from f.architecture

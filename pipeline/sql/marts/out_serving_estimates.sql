@@ -3,27 +3,47 @@
 -- with no fit, uses the defaults serving_decode_efficiency_default and serving_compute_efficiency_default). The
 -- expectation never exceeds the bound. Throughput is output tokens per second per GPU (u / step per replica),
 -- per-user speed 1 / step, time to first token the prefill at the fitted efficiencies plus one step
--- (serve_expected_step_s) plus the fitted fixed part of the first token (first_token_overhead_ms).
-with e as (
+-- (serve_expected_step_s) plus the fitted fixed part of the first token (first_token_overhead_ms). Each at its
+-- architecture's shares where the fit has them.
+
+-- a fit's shares for each architecture: its own where it has them (out_serving_fits), else the group's
+with fits as (
+    select f.* replace (coalesce(a.decode_efficiency, f.decode_efficiency) as decode_efficiency,
+                        coalesce(a.compute_efficiency, f.compute_efficiency) as compute_efficiency,
+                        g.architecture as architecture)
+    from out_serving_fits as f
+    cross join (select distinct architecture from out_serving_bounds) as g
+    left join out_serving_fits as a
+        on a.engine_family = f.engine_family and a.model_kind = f.model_kind and a.architecture = g.architecture
+        and a.held_out_gpu_id is not distinct from f.held_out_gpu_id
+        and a.held_out_source_id is not distinct from f.held_out_source_id
+    where f.architecture is null
+),
+
+e as (
     select
         b.*,
         coalesce(f.decode_efficiency, param('serving_decode_efficiency_default')) as decode_efficiency,
         coalesce(f.compute_efficiency, param('serving_compute_efficiency_default')) as compute_efficiency,
         coalesce(f.step_overhead_us, 0) as step_overhead_us,
         coalesce(f.sequence_overhead_us, 0) as sequence_overhead_us,
+        coalesce(f.comm_efficiency, 1) as comm_efficiency,
         coalesce(f.first_token_overhead_ms, 0) as first_token_overhead_ms,
         f.engine_family is not null as calibrated_without_this_gpu,
         coalesce(p.decode_efficiency, param('serving_decode_efficiency_default')) as p_decode_efficiency,
         coalesce(p.compute_efficiency, param('serving_compute_efficiency_default')) as p_compute_efficiency,
         coalesce(p.step_overhead_us, 0) as p_step_overhead_us,
         coalesce(p.sequence_overhead_us, 0) as p_sequence_overhead_us,
+        coalesce(p.comm_efficiency, 1) as p_comm_efficiency,
         coalesce(p.first_token_overhead_ms, 0) as p_first_token_overhead_ms,
         p.engine_family is not null as calibrated_without_this_publication
     from out_serving_bounds as b
-    left join out_serving_fits as f
+    left join fits as f
         on f.engine_family = b.engine_family and f.model_kind = b.model_kind and f.held_out_gpu_id = b.gpu_id
-    left join out_serving_fits as p
+        and f.architecture = b.architecture
+    left join fits as p
         on p.engine_family = b.engine_family and p.model_kind = b.model_kind and p.held_out_source_id = b.source_id
+        and p.architecture = b.architecture
 ),
 
 t as (
@@ -31,15 +51,23 @@ t as (
         *,
         serve_expected_step_s(read_gb_expected, kv_read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, decode_efficiency,
-                              compute_efficiency, step_overhead_us, sequence_overhead_us, comm_s, attention_step_gflop) as step_s,
+                              compute_efficiency, step_overhead_us, sequence_overhead_us,
+                              serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
+                                           model_kind = 'moe', comm_efficiency), attention_step_gflop,
+                              attention_tflops) as step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency,
-                        prefill_read_gb, memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop) as prefill_s,
+                        prefill_read_gb, memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop,
+                        attention_tflops) as prefill_s,
         serve_expected_step_s(read_gb_expected, kv_read_gb_expected, u_expected, input_tokens, output_tokens, active_params_b,
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, p_decode_efficiency,
-                              p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us, comm_s, attention_step_gflop)
+                              p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us,
+                              serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
+                                           model_kind = 'moe', p_comm_efficiency), attention_step_gflop,
+                              attention_tflops)
             as p_step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,
-                        prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency, attention_prefill_gflop)
+                        prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency, attention_prefill_gflop,
+                        attention_tflops)
             as p_prefill_s
     from e
 )
@@ -61,8 +89,8 @@ select
         when 'per_user' then least(bound, 1 / p_step_s)
         when 'ttft' then greatest(bound, p_prefill_s + p_step_s + p_first_token_overhead_ms / 1e3)
     end as expected_without_publication,
-    decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, first_token_overhead_ms,
-    calibrated_without_this_gpu,
+    decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, comm_efficiency,
+    first_token_overhead_ms, calibrated_without_this_gpu,
     calibrated_without_this_publication,
     published_on, current_engine,
     quote, source_id, source_file, source_row

@@ -55,12 +55,16 @@ serve_cases as (
         g.serving_figures,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
+        serve_attention_tflops(s.kv_precision, g.bf16_compute_tflops, g.fp8_compute_tflops) as attention_tflops,
         case when mo.native_compute = 'bf16' and mo.resolved_format = 'bf16' and g.no_bf16_units
              then '16-bit as FP16 (no BF16 units)'
              else serve_compute_mode(mo.resolved_format, mo.native_compute, g.fp8_compute_tflops, g.fp4_compute_tflops)
         end as compute_mode,
-        c.decode_efficiency, c.compute_efficiency, c.step_overhead_us, c.sequence_overhead_us,
-        c.first_token_overhead_ms,
+        -- the GPU's architecture's own shares where the engine family has them, else the family's
+        coalesce(ca.decode_efficiency, c.decode_efficiency) as decode_efficiency,
+        coalesce(ca.compute_efficiency, c.compute_efficiency) as compute_efficiency,
+        ca.architecture is not null as architecture_fitted,
+        c.step_overhead_us, c.sequence_overhead_us, c.comm_efficiency, c.first_token_overhead_ms,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction,
         dg.d,
@@ -72,7 +76,9 @@ serve_cases as (
     join rentable_machines as m on (s.tier is null or m.pricing_tier = s.tier)
     join serving_gpus as g on g.gpu_id = m.gpu_id
     join serving_calibration as c on c.engine_family = s.engine_family
-        and c.model_kind = case when mo.is_moe then 'moe' else 'dense' end
+        and c.model_kind = case when mo.is_moe then 'moe' else 'dense' end and c.architecture is null
+    left join serving_calibration as ca on ca.engine_family = c.engine_family and ca.model_kind = c.model_kind
+        and ca.architecture = g.architecture
     cross join degrees as dg
     cross join fleet as fl
     cross join p
@@ -115,7 +121,7 @@ serve_fit as (
         serve_prefill_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
                                       attention_topk, input_tokens) as attention_prefill_gflop,
         serve_comm_s(d, layers, allreduce_us, u * (1 + input_tokens / output_tokens), hidden_size, link_gbs,
-                     is_moe) as comm_s
+                     is_moe, comm_efficiency) as comm_s
     from serve_memory
 ),
 
@@ -124,11 +130,12 @@ serve_timed as (
         *,
         serve_expected_step_s(read_gb, kv_read_gb, u, input_tokens, output_tokens, active_params_b, d, memory_bandwidth_gbs,
                               compute_tflops, decode_efficiency, compute_efficiency, step_overhead_us,
-                              sequence_overhead_us, comm_s, attention_step_gflop) as step_s,
+                              sequence_overhead_us, comm_s, attention_step_gflop, attention_tflops) as step_s,
         serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency, prefill_read_gb,
-                        memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop) as prefill_s,
+                        memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop, attention_tflops) as prefill_s,
         serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0)
+        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0,
+                        attention_tflops)
             as bound_prefill_s,
         serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
                               memory_bandwidth_gbs, read_gb) as bound_request_s
@@ -172,7 +179,9 @@ serve as (
         observed_on, observed_date_known, observed_no_later_than, k * usd_per_hour as usd_per_hour, usd_per_gpu_hour,
         compute_mode,
         -- what the expectation rests on: no published figure on the GPU's architecture leaves only the bound physical
-        case when serving_figures > 0
+        case when architecture_fitted
+             then 'calibrated: the engine family''s efficiencies for this architecture, fitted on its published figures'
+             when serving_figures > 0
              then 'calibrated: the engine family''s efficiencies, fitted on published figures that include this architecture'
              else 'not measured: no published serving figure on this architecture; the expectation applies the engine '
                   || 'family''s efficiencies fitted on other hardware, only the bound is physical' end as expectation_basis,
