@@ -132,8 +132,9 @@ def test_an_architecture_with_shares_of_its_own_gets_them_in_the_planner(db, bui
     assert hopper is not None and hopper != family, (hopper, family)
     answer = plan.plan(
         built_site["db"],
-        plan.Question(model="llama-3.1-8b", precision="fp8", users=8, input_tokens=1000, output_tokens=500,
-                      engine="tensorrt-llm"),
+        plan.Question(
+            model="llama-3.1-8b", precision="fp8", users=8, input_tokens=1000, output_tokens=500, engine="tensorrt-llm"
+        ),
         limit=None,
     )
     bases = {o["gpu_id"]: o["expectation_basis"] for o in answer["options"]}
