@@ -125,17 +125,14 @@ create or replace macro serve_bound_request_s(input_tokens, output_tokens, u, ac
              output_tokens * read_gb / (u * d * bandwidth_gbs));
 
 -- seconds of a step's tensor-parallel communication across d GPUs: two all-reduces per layer (after attention and
--- after the MLP) of the step's activations (tokens x hidden x 2 bytes), each a fixed latency plus, for a dense
--- model, a ring's 2 (d - 1) / d of the message over each GPU's links in one direction (half of link_gbs, both
--- directions) at e_comm of their peak (fitted per engine family: all-reduces of a few MB, as tensor parallelism sends,
--- reach a fraction of what the links carry). A mixture of experts keeps only the latency: its engines exchange tokens
--- between experts while the GPUs compute (expert parallelism with overlapped batches), and the published figures fit
--- better without the volume (held out by publication, vLLM/SGLang 32% against 33%, TensorRT-LLM 25% against 29%).
+-- after the MLP or the experts) of the step's activations (tokens x hidden x 2 bytes), each a fixed latency plus a
+-- ring's 2 (d - 1) / d of the message over each GPU's links in one direction (half of link_gbs, both directions) at
+-- e_comm of their peak (fitted per engine family and model kind: all-reduces of a few MB, as tensor parallelism
+-- sends, reach a fraction of what the links carry; an engine that overlaps its exchanges with compute fits near 1).
 -- The expectation only (the bound has no communication).
-create or replace macro serve_comm_s(d, layers, allreduce_us, tokens, hidden_size, link_gbs, is_moe, e_comm) as
+create or replace macro serve_comm_s(d, layers, allreduce_us, tokens, hidden_size, link_gbs, e_comm) as
     case when d > 1 then 2 * layers * (allreduce_us / 1e6
-        + case when is_moe then 0
-               else 2 * (d - 1) / d * tokens * hidden_size * param('bytes_bf16') / (link_gbs / 2 * 1e9 * e_comm) end)
+        + 2 * (d - 1) / d * tokens * hidden_size * param('bytes_bf16') / (link_gbs / 2 * 1e9 * e_comm))
     else 0 end;
 
 -- GB per GPU a replica needs: weights and the reserved cache split over d GPUs (cache copies included),

@@ -53,7 +53,7 @@ t as (
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, decode_efficiency,
                               compute_efficiency, step_overhead_us, sequence_overhead_us,
                               serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
-                                           model_kind = 'moe', comm_efficiency), attention_step_gflop,
+                                           comm_efficiency), attention_step_gflop,
                               attention_tflops) as step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency,
                         prefill_read_gb, memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop,
@@ -62,7 +62,7 @@ t as (
                               gpus_per_replica, memory_bandwidth_gbs, compute_tflops, p_decode_efficiency,
                               p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us,
                               serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
-                                           model_kind = 'moe', p_comm_efficiency), attention_step_gflop,
+                                           p_comm_efficiency), attention_step_gflop,
                               attention_tflops)
             as p_step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,

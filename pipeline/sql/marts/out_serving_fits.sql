@@ -4,9 +4,9 @@
 -- user): the share of peak bandwidth a step streams at (decode_efficiency), the share of dense peak its compute
 -- reaches (compute_efficiency, decode and chunked prefill alike), a fixed time per step (step_overhead_us:
 -- scheduling, kernel launches) and per sequence (sequence_overhead_us), in serve_expected_step_s, and the share of
--- the GPU links' bandwidth a tensor-parallel all-reduce reaches (comm_efficiency, serve_comm_s: dense models only,
--- a mixture of experts sends no volume). Each is searched on a grid inside its physical range: bandwidth 30% to 90%
--- of peak, compute 20% to 85% of dense peak, overheads from 0, links 25% to 100%; the point that minimises the sum of |log(expected / measured)| (absolute, not squared: publications
+-- the GPU links' bandwidth a tensor-parallel all-reduce reaches (comm_efficiency, serve_comm_s). Each is searched on
+-- a grid inside its physical range: bandwidth 30% to 90% of peak, compute 20% to 85% of dense peak, overheads from
+-- 0, links 25% to 100%; the point that minimises the sum of |log(expected / measured)| (absolute, not squared: publications
 -- disagree by 3x on the same deployment, and one should not steer the fit).
 -- Fitted once on all of a group's figures (held_out_gpu_id and held_out_source_id NULL), once without each GPU and
 -- once without each publication, so that every measured figure has expectations that did not see its GPU, nor its
@@ -45,13 +45,12 @@ cells as (
                                     o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs, o.compute_tflops,
                                     gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us,
                                     serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
-                                                 o.hidden_size, o.link_gbs, o.model_kind = 'moe', gr.e_comm),
+                                                 o.hidden_size, o.link_gbs, gr.e_comm),
                                     o.attention_step_gflop, o.attention_tflops))
             / o.measured))) as abs_log_error,
         count(*) as measurements
     from obs as o
     cross join grid as gr
-    where o.model_kind = 'dense' or gr.e_comm = 1  -- a mixture of experts sends no all-reduce volume
     group by all
 ),
 
@@ -124,7 +123,7 @@ arch_cells as (
                                        o.output_tokens, o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs,
                                        o.compute_tflops, gr.e_bw, gr.e_fl, f.step_overhead_us, f.sequence_overhead_us,
                                        serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
-                                                    o.hidden_size, o.link_gbs, o.model_kind = 'moe', f.comm_efficiency),
+                                                    o.hidden_size, o.link_gbs, f.comm_efficiency),
                                        o.attention_step_gflop, o.attention_tflops))
                / o.measured)) as abs_log_error
     from fitted as f
@@ -178,7 +177,7 @@ first_token as (
                                        coalesce(a.compute_efficiency, f.compute_efficiency), f.step_overhead_us,
                                        f.sequence_overhead_us,
                                        serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
-                                                    o.hidden_size, o.link_gbs, o.model_kind = 'moe', f.comm_efficiency),
+                                                    o.hidden_size, o.link_gbs, f.comm_efficiency),
                                        o.attention_step_gflop, o.attention_tflops)))
                * 1000 as first_token_overhead_ms,
            count(*) as first_token_figures

@@ -121,7 +121,7 @@ serve_fit as (
         serve_prefill_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
                                       attention_topk, input_tokens) as attention_prefill_gflop,
         serve_comm_s(d, layers, allreduce_us, u * (1 + input_tokens / output_tokens), hidden_size, link_gbs,
-                     is_moe, comm_efficiency) as comm_s
+                     comm_efficiency) as comm_s
     from serve_memory
 ),
 
