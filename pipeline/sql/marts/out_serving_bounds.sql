@@ -4,7 +4,8 @@
 -- - throughput: output tokens per second per GPU <= output_tokens / (GPU seconds per request) / GPUs, at the
 --   stated concurrency, or, for 'maximum throughput' and MLPerf's server scenario, at as many sequences as
 --   the whole memory holds beside the weights (more sequences only raise the bound);
--- - per user: no faster than one decode step of the concurrent sequences' reads;
+-- - per user: no faster than one decode step of the concurrent sequences' reads (one sequence's where the
+--   publication does not state how many ran);
 -- - time to first token: no shorter than the prefill at full compute.
 -- The bound keeps one copy of each sequence's cache (attention data-parallel, as engines run MLA models), the
 -- expectation the copies tensor parallelism makes (serve_kv_replication).
@@ -55,8 +56,9 @@ sized as (
     select
         *,
         -- sequences per replica: as stated, or as many as memory holds (bound: all of it; expected: the usable
-        -- share with the runtime overhead, at most the engine's default batch: serve_max_batch)
-        coalesce(concurrency_per_replica, greatest(1, floor(
+        -- share with the runtime overhead, at most the engine's default batch: serve_max_batch). The bound of a
+        -- user's speed at an unstated concurrency is one user alone (however few sequences ran, none is faster)
+        coalesce(concurrency_per_replica, case when quantity = 'per_user' then 1 end, greatest(1, floor(
             (usable_memory_gb * gpus_per_replica - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_bound,
                            input_tokens + output_tokens) * replication_bound)))) as u_bound,
