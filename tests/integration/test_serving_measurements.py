@@ -175,3 +175,20 @@ def test_attention_computes_at_16_bits_or_fp8_never_at_the_weights_fp4_rate(db):
     assert rows
     for kv, linear, attention, bf16, fp8 in rows:
         assert linear == 9000 and attention == (fp8 if kv == "fp8" else bf16), (kv, linear, attention)
+
+
+def test_a_users_speed_at_an_unstated_concurrency_is_bounded_by_one_user_alone(db):
+    """However few sequences a 'maximum throughput' run held, none ran faster than one alone: its per-user figures
+    (GPUStack's mean TPOT of runs sending every request at once) are checked at one sequence, not at a memory full
+    of them, which would only slow each (and once failed real figures)."""
+    rows = db.execute(
+        """select count(*), count(*) filter (where u_bound <> 1), count(*) filter (where not within_bound)
+           from out_serving_bounds
+           where quantity = 'per_user' and concurrency_per_replica is null and not speculative_decoding"""
+    ).fetchone()
+    assert rows[0] >= 7 and rows[1:] == (0, 0), rows
+    throughput = db.execute(
+        """select min(u_bound) from out_serving_bounds
+           where quantity = 'throughput' and concurrency_per_replica is null and gpu_id = 'nvidia-h200-sxm-141gb'"""
+    ).fetchone()[0]
+    assert throughput > 1  # a throughput bound still takes as many sequences as memory holds
