@@ -36,9 +36,11 @@ grid as (
 -- then the group's total less that GPU's or publication's cells (the serving model is evaluated once per
 -- observation and grid point, not once per held-out set as well). Errors are rounded to 1e-9 so that grid points
 -- whose errors are equal stay equal whatever the summing order.
-cells as (
+-- A figure of one GPU per stage sends no all-reduce: it is evaluated at one share of the links, and counts at all.
+figure_cells as (
     select
         o.engine_family, o.model_kind, o.gpu_id, o.source_id, gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us, gr.e_comm,
+        o.tensor_parallel = 1 as sends_nothing,
         sum(abs(ln(least(o.bound,
             (case o.quantity when 'throughput' then o.u_expected / o.gpus_per_replica else 1 end)
             / serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens, o.output_tokens,
@@ -51,15 +53,25 @@ cells as (
         count(*) as measurements
     from obs as o
     cross join grid as gr
+    where o.tensor_parallel > 1 or gr.e_comm = 1
+    group by all
+),
+
+cells as (
+    select c.engine_family, c.model_kind, c.gpu_id, c.source_id, c.e_bw, c.e_fl, c.step_us, c.seq_us, m.e_comm,
+           sum(c.abs_log_error) as abs_log_error, sum(c.measurements) as measurements
+    from figure_cells as c
+    join (select distinct e_comm from grid) as m on m.e_comm = c.e_comm or c.sends_nothing
     group by all
 ),
 
 -- every publication weighs the same in its group, however many figures it prints (one sweep of 600 figures must not
 -- outvote ten publications of ten figures)
 weighted as (
-    select * replace (abs_log_error / sum(measurements) over (
-        partition by engine_family, model_kind, source_id, e_bw, e_fl, step_us, seq_us, e_comm) as abs_log_error)
-    from cells
+    select c.* replace (c.abs_log_error / n.measurements as abs_log_error)
+    from cells as c
+    join (select engine_family, model_kind, source_id, count(*) as measurements from obs group by all) as n
+        using (engine_family, model_kind, source_id)
 ),
 
 totals as (
@@ -112,28 +124,27 @@ errors as (
     from best
 ),
 
--- the architecture stage: each fit's architectures (a GPU held out: its own architecture only; a publication held out:
--- those it measured), their figures but the held-out ones, at every (bandwidth, compute) point of the grid
+-- the architecture stage: every figure's error at each (bandwidth, compute) point of the grid with each set of
+-- overheads a fit chose, summed per (GPU, publication) cell once; a fit then takes the cells of its architectures (a
+-- GPU held out: its own architecture only; a publication held out: those it measured) but the held-out ones
 arch_cells as (
-    select f.engine_family, f.model_kind, o.architecture, f.held_out_gpu_id, f.held_out_source_id, o.source_id,
-           gr.e_bw, gr.e_fl, f.step_overhead_us, f.sequence_overhead_us, f.comm_efficiency, o.gpu_id,
-           abs(ln(least(o.bound,
+    select ov.engine_family, ov.model_kind, ov.step_overhead_us, ov.sequence_overhead_us, ov.comm_efficiency,
+           o.architecture, o.gpu_id, o.source_id, gr.e_bw, gr.e_fl,
+           sum(abs(ln(least(o.bound,
                (case o.quantity when 'throughput' then o.u_expected / o.gpus_per_replica else 1 end)
                / serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens,
                                        o.output_tokens, o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs,
-                                       o.compute_tflops, gr.e_bw, gr.e_fl, f.step_overhead_us, f.sequence_overhead_us,
+                                       o.compute_tflops, gr.e_bw, gr.e_fl, ov.step_overhead_us, ov.sequence_overhead_us,
                                        serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
-                                                    o.hidden_size, o.link_gbs, f.comm_efficiency),
+                                                    o.hidden_size, o.link_gbs, ov.comm_efficiency),
                                        o.attention_step_gflop, o.attention_tflops))
-               / o.measured)) as abs_log_error
-    from fitted as f
-    join obs as o on o.engine_family = f.engine_family and o.model_kind = f.model_kind
-        and o.gpu_id is distinct from f.held_out_gpu_id and o.source_id is distinct from f.held_out_source_id
+               / o.measured))) as abs_log_error,
+           count(*) as measurements
+    from (select distinct engine_family, model_kind, step_overhead_us, sequence_overhead_us, comm_efficiency
+          from fitted) as ov
+    join obs as o on o.engine_family = ov.engine_family and o.model_kind = ov.model_kind
     cross join (select distinct e_bw, e_fl from grid) as gr
-    where (f.held_out_gpu_id is null or o.architecture = (select any_value(architecture) from obs
-                                                          where gpu_id = f.held_out_gpu_id))
-      and (f.held_out_source_id is null or o.architecture in (select architecture from obs
-                                                              where source_id = f.held_out_source_id))
+    group by all
 ),
 
 -- every publication weighs the same, as in the group's fit
@@ -141,11 +152,23 @@ arch_totals as (
     select engine_family, model_kind, architecture, held_out_gpu_id, held_out_source_id, e_bw, e_fl,
            any_value(step_overhead_us) as step_overhead_us, any_value(sequence_overhead_us) as sequence_overhead_us,
            any_value(comm_efficiency) as comm_efficiency,
-           round(sum(abs_log_error / n), 9) as abs_log_error, sum(1) as measurements, count(distinct gpu_id) as gpus,
-           count(distinct source_id) as publications
-    from (select *, count(*) over (partition by engine_family, model_kind, architecture, held_out_gpu_id,
-                                                held_out_source_id, source_id, e_bw, e_fl) as n
-          from arch_cells)
+           round(sum(abs_log_error / n), 9) as abs_log_error, sum(measurements) as measurements,
+           count(distinct gpu_id) as gpus, count(distinct source_id) as publications
+    from (select f.engine_family, f.model_kind, f.held_out_gpu_id, f.held_out_source_id, f.step_overhead_us,
+                 f.sequence_overhead_us, f.comm_efficiency, c.architecture, c.gpu_id, c.source_id, c.e_bw, c.e_fl,
+                 c.abs_log_error, c.measurements,
+                 sum(c.measurements) over (partition by f.engine_family, f.model_kind, f.held_out_gpu_id,
+                                           f.held_out_source_id, c.architecture, c.source_id, c.e_bw, c.e_fl) as n
+          from fitted as f
+          join arch_cells as c
+              on c.engine_family = f.engine_family and c.model_kind = f.model_kind
+              and c.step_overhead_us = f.step_overhead_us and c.sequence_overhead_us = f.sequence_overhead_us
+              and c.comm_efficiency = f.comm_efficiency
+              and c.gpu_id is distinct from f.held_out_gpu_id and c.source_id is distinct from f.held_out_source_id
+          where (f.held_out_gpu_id is null or c.architecture = (select any_value(architecture) from obs
+                                                                where gpu_id = f.held_out_gpu_id))
+            and (f.held_out_source_id is null or c.architecture in (select architecture from obs
+                                                                    where source_id = f.held_out_source_id)))
     group by all
 ),
 
