@@ -54,6 +54,7 @@ DOCUMENT = "mlperf-inference-v5.1"
 # day). The expectation stays pessimistic on MLPerf's Mixtral (expected / measured 0.48 to 0.81: the mixture-of-experts
 # compute share is set by DeepSeek R1). The goal is a median under 0.15.
 MEDIAN_ABS_ERROR_LIMIT = {"tensorrt-llm": 0.22, "vllm-sglang": 0.28}
+OVERALL_LIMIT, GPU_LIMIT = 0.18, 0.33
 
 # MLPerf Inference's time-per-output-token limit of the Server scenario, ms (99th percentile), per benchmark:
 # mlcommons/inference loadgen/mlperf.conf @ 001712e9 ('llama2-70b.Server.tpot_latency = 200', 'mixtral-8x7b... = 200',
@@ -283,14 +284,21 @@ def test_the_expectation_is_as_accurate_as_when_this_check_was_added(mlperf):
     print("\nmedian |expected / measured - 1| (figures), and median measured / bound")
     for keys, group in figures.groupby(["engine_family", "scenario"]):
         print(f"  {keys[0]:<13} {keys[1]:<19} {median_abs_error(group):.3f} ({len(group)})")
+    by_gpu = {}
     for gpu, group in figures.groupby("gpu_id"):
         share = (group["measured"] / group["bound"]).median()
-        print(f"  {gpu:<33} {median_abs_error(group):.3f} ({len(group)}), share of bound {share:.2f}")
+        by_gpu[gpu] = median_abs_error(group)
+        print(f"  {gpu:<33} {by_gpu[gpu]:.3f} ({len(group)}), share of bound {share:.2f}")
     for family, group in figures.groupby("engine_family"):
         error = median_abs_error(group)
         print(f"  {family:<33} {error:.3f} ({len(group)}), limit {MEDIAN_ABS_ERROR_LIMIT[family]}")
         assert error <= MEDIAN_ABS_ERROR_LIMIT[family], (family, error)
     assert set(figures["engine_family"]) == set(MEDIAN_ABS_ERROR_LIMIT)
+    overall = median_abs_error(figures)
+    print(f"  all {len(figures)} figures: {overall:.3f}, limit {OVERALL_LIMIT}; worst GPU {max(by_gpu.values()):.3f}")
+    # the goal on its own independent set: a median under 0.15 and no GPU's median over 0.30 (2026-11-29:
+    # 0.150 over the 42 figures, worst GPU MI300X 0.280); the limits keep a little room for a regression to show
+    assert overall <= OVERALL_LIMIT and max(by_gpu.values()) <= GPU_LIMIT, (overall, by_gpu)
 
 
 def test_the_expectation_ranks_gpus_as_mlperf_does(mlperf):
