@@ -6,8 +6,8 @@
 -- scheduling, kernel launches) and per sequence (sequence_overhead_us), in serve_expected_step_s, and the share of
 -- the GPU links' bandwidth a tensor-parallel all-reduce reaches (comm_efficiency, serve_comm_s). Each is searched on
 -- a grid inside its physical range: bandwidth 30% to 90% of peak, compute 20% to 85% of dense peak, overheads from
--- 0, links 25% to 100%; the point that minimises the sum of |log(expected / measured)| (absolute, not squared: publications
--- disagree by 3x on the same deployment, and one should not steer the fit).
+-- 0, links 25% to 100%; the point that minimises the sum of |log(expected / measured)| (absolute, not squared:
+-- publications disagree by 3x on the same deployment, and one should not steer the fit).
 -- Fitted once on all of a group's figures (held_out_gpu_id and held_out_source_id NULL), once without each GPU and
 -- once without each publication, so that every measured figure has expectations that did not see its GPU, nor its
 -- publication.
@@ -36,7 +36,8 @@ grid as (
 -- then the group's total less that GPU's or publication's cells (the serving model is evaluated once per
 -- observation and grid point, not once per held-out set as well). Errors are rounded to 1e-9 so that grid points
 -- whose errors are equal stay equal whatever the summing order.
--- A figure of one GPU per stage sends no all-reduce: it is evaluated at one share of the links, and counts at all.
+-- A figure of one GPU per stage sends no all-reduce: it is evaluated at one share of the links and counted at every
+-- share.
 figure_cells as (
     select
         o.engine_family, o.model_kind, o.gpu_id, o.source_id, gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us, gr.e_comm,
@@ -181,7 +182,8 @@ arch_fitted as (
                           'm': comm_efficiency, 'n': measurements, 'g': gpus}, [abs_log_error, -e_bw, -e_fl]) as b,
                  min(abs_log_error) as abs_log_error, max(publications) as publications
           from arch_totals group by all)
-    where publications >= param('serving_architecture_min_publications') and b.g >= param('serving_architecture_min_gpus')
+    where publications >= param('serving_architecture_min_publications')
+        and b.g >= param('serving_architecture_min_gpus')
 ),
 
 -- the fixed part of the time to first token (the request's scheduling, tokenisation, the first kernels): the median
