@@ -24,12 +24,12 @@ with m as (
         g.allreduce_us, g.link_gbs,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
-        -- the attention's rate: FP8 with an FP8 cache (as the expectation takes it below), else 16-bit
-        serve_attention_tflops(coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end),
-                               g.bf16_compute_tflops, g.fp8_compute_tflops) as attention_tflops,
+        -- the cache format the expectation takes: as stated, else FP8 with FP8 weights, else BF16; its attention
+        -- computes at FP8 with an FP8 cache, else at 16 bits
+        coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end) as kv_format_expected,
+        serve_attention_tflops(kv_format_expected, g.bf16_compute_tflops, g.fp8_compute_tflops) as attention_tflops,
         case when x.kv_format = 'bf16' then param('bytes_bf16') else param('bytes_fp8') end as kv_bytes_bound,
-        case coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end)
-             when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected,
+        case kv_format_expected when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected,
         x.input_tokens + x.output_tokens / 2 as mean_context,
         serve_kv_replication(s.mla, s.kv_heads, x.tensor_parallel) as replication,
         1.0 as replication_bound

@@ -46,7 +46,7 @@ serve_cases as (
         s.scenario_id, s.model_id, s.workload, s.precision, s.kv_precision, s.context_tokens, s.users,
         s.input_tokens, s.output_tokens, s.tokens, s.tier, s.engine_family, s.min_tokens_per_user, s.max_ttft_s,
         mo.name as model_name, mo.layers, mo.hidden_size, mo.active_params_b, mo.weights_gb, mo.dense_read_gb, mo.expert_gb,
-        mo.is_moe, mo.moe_layers, mo.num_experts, mo.experts_per_token, mo.kv_values_per_token_full,
+        mo.moe_layers, mo.num_experts, mo.experts_per_token, mo.kv_values_per_token_full,
         mo.kv_values_per_token_window, mo.sliding_window, mo.state_values_per_sequence, mo.mla, mo.kv_heads,
         mo.attention_flops_full, mo.prefill_attention_flops_full, mo.attention_flops_window, mo.attention_topk,
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
