@@ -85,6 +85,7 @@ RULES: dict[str, Rule] = {
     "training_calibration_min_context": _n(64, 1_048_576, True),
     "training_calibration_max_context": _n(512, 1_048_576, True),
     "prefill_mfu": _n(0.01, 1.0),
+    "serving_moe_overhead_layers": _n(1, 1_000, True),
     "serving_max_batch": _n(1, 100_000, True),
     "serving_max_batch_large": _n(1, 100_000, True),
     "value_max_gpus": _n(1, 64, True),

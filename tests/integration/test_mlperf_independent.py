@@ -51,10 +51,12 @@ DOCUMENT = "mlperf-inference-v5.1"
 # each Server figure is compared at the load that meets its latency limit (2026-11-29); 0.173 and 0.213 once pipeline
 # stages read their weights per micro-batch, attention computes at 16 bits (FP8 with an FP8 cache), all-reduces reach a
 # fitted share of the links and an architecture with two GPUs and two publications has shares of its own (the same
-# day). The expectation stays pessimistic on MLPerf's Mixtral (expected / measured 0.48 to 0.81: the mixture-of-experts
-# compute share is set by DeepSeek R1). The goal is a median under 0.15.
-MEDIAN_ABS_ERROR_LIMIT = {"tensorrt-llm": 0.22, "vllm-sglang": 0.28}
-OVERALL_LIMIT, GPU_LIMIT = 0.18, 0.33
+# day): the expectation stayed pessimistic on MLPerf's Mixtral (expected / measured 0.48 to 0.81). 0.096 and 0.112, all
+# 42 figures 0.103 and the worst GPU 0.244 (L40S), once a mixture of experts' overheads scale with its depth (Mixtral's
+# 32 layers against DeepSeek R1's 61; 2026-11-29). The overall and per-GPU limits are the goal: a median under 0.15 over
+# all figures, no GPU's median above 0.30.
+MEDIAN_ABS_ERROR_LIMIT = {"tensorrt-llm": 0.15, "vllm-sglang": 0.18}
+OVERALL_LIMIT, GPU_LIMIT = 0.15, 0.30
 
 # MLPerf Inference's time-per-output-token limit of the Server scenario, ms (99th percentile), per benchmark:
 # mlcommons/inference loadgen/mlperf.conf @ 001712e9 ('llama2-70b.Server.tpot_latency = 200', 'mixtral-8x7b... = 200',

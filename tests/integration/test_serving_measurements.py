@@ -192,3 +192,49 @@ def test_a_users_speed_at_an_unstated_concurrency_is_bounded_by_one_user_alone(d
            where quantity = 'throughput' and concurrency_per_replica is null and gpu_id = 'nvidia-h200-sxm-141gb'"""
     ).fetchone()[0]
     assert throughput > 1  # a throughput bound still takes as many sequences as memory holds
+
+
+def test_a_mixture_of_experts_overheads_grow_with_its_layers_a_dense_models_do_not(db):
+    """A MoE layer launches its router, top-k, permutation and expert kernels for every token: Mixtral's 32 layers
+    take 32/60 of the fitted overheads, DeepSeek R1's 61 take 61/60; a dense model's step overhead is the step's
+    (Llama 3.1 405B's 126 layers and 8B's 32 alike)."""
+    rows = dict(
+        db.execute(
+            """select distinct model_id, overhead_scale from out_serving_bounds
+               where model_id in ('mixtral-8x7b', 'deepseek-r1', 'llama-3.1-405b', 'llama-3.1-8b')"""
+        ).fetchall()
+    )
+    assert rows == pytest.approx(
+        {"mixtral-8x7b": 32 / 60, "deepseek-r1": 61 / 60, "llama-3.1-405b": 1.0, "llama-3.1-8b": 1.0}
+    ), rows
+    # the Planner evaluates the same macro: a deeper MoE model's step carries proportionally more overhead
+    scale = db.execute(
+        "select serve_overhead_scale(true, 61), serve_overhead_scale(true, 24), serve_overhead_scale(false, 126)"
+    ).fetchone()
+    assert scale == pytest.approx((61 / 60, 24 / 60, 1.0))
+
+
+def test_a_users_speed_and_first_token_are_scored_only_at_a_stated_concurrency(db):
+    """At 'maximum throughput' a publication does not say how many sequences shared each step: a user's speed there
+    measures that number, not the engine, so serving_calibration's per-user and first-token errors count only figures
+    at a stated concurrency (the Planner always states one); throughput counts both."""
+    counted = dict(
+        db.execute(
+            """select engine_family || '/' || model_kind, per_user_held_out_figures from serving_calibration
+               where architecture is null"""
+        ).fetchall()
+    )
+    stated = dict(
+        db.execute(
+            """select engine_family || '/' || model_kind, count(*) from serving_vs_estimate
+               where quantity = 'per_user' and scenario = 'concurrency' and not speculative_decoding
+                 and current_engine and engine_family <> 'other'
+               group by all"""
+        ).fetchall()
+    )
+    unstated = db.execute(
+        """select count(*) from serving_vs_estimate
+           where quantity = 'per_user' and scenario = 'max_throughput' and engine_family = 'vllm-sglang'"""
+    ).fetchone()[0]
+    assert unstated > 0 and stated["vllm-sglang/moe"] > 100
+    assert {k: counted.get(k, 0) for k in stated} == stated, (counted, stated)

@@ -100,16 +100,23 @@ create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_laye
 -- cache (kv_gb of read_gb) or computes its QK and AV products (attention_gflop per sequence a step: its decoded token
 -- at the mean context and its share of the arriving prompts' tokens, serve_attention_gflop, at attention_tflops),
 -- whichever is longer. Plus a fixed time per step (scheduling, kernel launches) and per sequence
--- (sampling), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100% of peak with every
+-- (sampling, routing), times overhead_scale (serve_overhead_scale), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100% of peak with every
 -- read and FLOP overlapped and no overhead (serve_bound_request_s). A replica then gives u / step output tokens per
 -- second, each user 1 / step.
+-- what a step's fixed times are multiplied by: a mixture of experts launches a router, a top-k, a permutation, grouped
+-- expert kernels and a combine in each of its layers, for every token, so its overheads grow with its depth (fitted
+-- for a model of serving_moe_overhead_layers layers); a dense model's are the step's (scheduling, sampling, a
+-- CUDA graph's launch), whatever its depth
+create or replace macro serve_overhead_scale(is_moe, layers) as
+    case when is_moe then layers / param('serving_moe_overhead_layers') else 1 end;
+
 create or replace macro serve_expected_step_s(read_gb, kv_gb, u, input_tokens, output_tokens, active_params_b, d,
                                               bandwidth_gbs, tflops, e_bw, e_fl, step_us, sequence_us, comm_s,
-                                              attention_gflop, attention_tflops) as
+                                              attention_gflop, attention_tflops, overhead_scale) as
     greatest((read_gb - kv_gb) / (d * bandwidth_gbs * e_bw),
              u * (1 + input_tokens / output_tokens) * 2 * active_params_b * 1e9 / (d * tflops * 1e12 * e_fl))
     + greatest(kv_gb / (d * bandwidth_gbs * e_bw), u * attention_gflop * 1e9 / (d * attention_tflops * 1e12 * e_fl))
-    + (step_us + u * sequence_us) / 1e6 + comm_s;
+    + (step_us + u * sequence_us) * overhead_scale / 1e6 + comm_s;
 
 -- the share of a step's time its prompt tokens' compute takes (the rest decodes): how the machine's hour is split
 -- between input and output tokens. Where the step is bound by its reads, prompt tokens ride along almost free.

@@ -16,6 +16,7 @@ with m as (
     select
         x.*,
         case when s.is_moe then 'moe' else 'dense' end as model_kind,
+        serve_overhead_scale(s.is_moe, s.layers) as overhead_scale,
         s.layers, s.hidden_size, s.attention_heads, s.kv_heads, s.mla, s.active_params_b, s.weights_gb, s.dense_read_gb, s.expert_gb,
         s.moe_layers, s.num_experts, s.experts_per_token,
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window, s.state_values_per_sequence,

@@ -54,7 +54,7 @@ t as (
                               compute_efficiency, step_overhead_us, sequence_overhead_us,
                               serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
                                            comm_efficiency), attention_step_gflop,
-                              attention_tflops) as step_s,
+                              attention_tflops, overhead_scale) as step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency,
                         prefill_read_gb, memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop,
                         attention_tflops) as prefill_s,
@@ -63,7 +63,7 @@ t as (
                               p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us,
                               serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
                                            p_comm_efficiency), attention_step_gflop,
-                              attention_tflops)
+                              attention_tflops, overhead_scale)
             as p_step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,
                         prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency, attention_prefill_gflop,

@@ -49,7 +49,7 @@ figure_cells as (
                                     gr.e_bw, gr.e_fl, gr.step_us, gr.seq_us,
                                     serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
                                                  o.hidden_size, o.link_gbs, gr.e_comm),
-                                    o.attention_step_gflop, o.attention_tflops))
+                                    o.attention_step_gflop, o.attention_tflops, o.overhead_scale))
             / o.measured))) as abs_log_error,
         count(*) as measurements
     from obs as o
@@ -138,7 +138,7 @@ arch_cells as (
                                        o.compute_tflops, gr.e_bw, gr.e_fl, ov.step_overhead_us, ov.sequence_overhead_us,
                                        serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
                                                     o.hidden_size, o.link_gbs, ov.comm_efficiency),
-                                       o.attention_step_gflop, o.attention_tflops))
+                                       o.attention_step_gflop, o.attention_tflops, o.overhead_scale))
                / o.measured))) as abs_log_error,
            count(*) as measurements
     from (select distinct engine_family, model_kind, step_overhead_us, sequence_overhead_us, comm_efficiency
@@ -203,7 +203,7 @@ first_token as (
                                        f.sequence_overhead_us,
                                        serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
                                                     o.hidden_size, o.link_gbs, f.comm_efficiency),
-                                       o.attention_step_gflop, o.attention_tflops)))
+                                       o.attention_step_gflop, o.attention_tflops, o.overhead_scale)))
                * 1000 as first_token_overhead_ms,
            count(*) as first_token_figures
     from fitted as f
