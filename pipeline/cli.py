@@ -306,7 +306,7 @@ def plan_command(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Ranked deployments one can rent (GPU x machine x provider x tier) with fit, speed and cost: the Planner's SQL."""
-    from .plan import WORKLOAD_LABELS, PlanInputError, Question, plan
+    from .plan import WORKLOAD_LABELS, PlanInputError, Question, error_note, plan
 
     db = _built_database()
     question = Question(
@@ -381,6 +381,8 @@ def plan_command(
             )
     if result["options_total"] > len(result["options"]):
         typer.echo(f"... {result['options_total'] - len(result['options'])} more (--limit)")
+    if serve:
+        typer.echo(error_note(result["options"][0]))
 
 
 def main() -> None:

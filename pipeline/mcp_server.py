@@ -263,8 +263,9 @@ def build_server(database: Path) -> MCPServer:
         limit: int = 10,
     ) -> dict[str, Any]:
         """Ranked deployments one can rent to serve or train a model: GPU, machine, provider, tier, $/hour, expected
-        tokens/s per user, time to first token and $ per million input and output tokens (serve), or hours and $
-        per job (training). workload: serve, full, lora, qlora or pretrain; precision: native (as the checkpoint
+        tokens/s per user, time to first token and $ per million input and output tokens with their bounds and the
+        median error such expectations had on publications the calibration did not see (expected_*_error) (serve),
+        or hours and $ per job (training). workload: serve, full, lora, qlora or pretrain; precision: native (as the checkpoint
         ships), bf16, fp8, fp8-block, int8, int4, nvfp4, mxfp4, mxfp4-moe, int4-moe (the last two for a model with experts); kv_precision: bf16 or fp8; tier: on-demand, spot, reserved or
         any; engine: vllm-sglang or tensorrt-llm; tokens: a training job's tokens; limit: 1 to 1,000 options."""
         asked = locals()  # the tool's inputs are Question's fields, and limit

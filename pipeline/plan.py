@@ -252,3 +252,21 @@ def plan(database, question: Question, limit: int | None = 20) -> dict:
         "options_total": total,
         "options": records,
     }
+
+
+def error_note(option: dict) -> str:
+    """How far the first option's kind of expectation was from published figures the calibration did not see (the
+    median held out by publication, serving_calibration), and that the bounds are firm."""
+    parts = [
+        f"{option[key]:.0%} on {what}"
+        for key, what in (
+            ("expected_throughput_error", "tok/s/GPU"),
+            ("expected_per_user_error", "tok/s/user"),
+            ("expected_ttft_error", "TTFT"),
+        )
+        if option.get(key) is not None
+    ]
+    said = "; ".join(parts) if parts else "not measured"
+    return (
+        f"expected speeds, median error on publications the calibration did not see: {said}; bounds are firm (--json)"
+    )

@@ -110,6 +110,8 @@
       document.getElementById("planner-answer").prepend(p);
     }
     p.hidden = !o;
+    var err = document.getElementById("planner-accuracy");
+    if (err) err.hidden = true;
     if (note) {  // said where input costs less than output, as it does but for the rarest loads
       note.hidden = !o || q.workload !== "serve" || !(o.usd_per_million_input_tokens < o.usd_per_million_output_tokens);
     }
@@ -134,6 +136,7 @@
                 "{input} per million input and {output} per million output tokens.", values)
       : Atlas.t("Estimated, not measured: each of the {users} users gets about {speed} tokens/s, first token in {ttft} s " +
                 "({split}); {input} per million input and {output} per million output tokens.", values)));
+    errorNote(p, err, o);
     if (note && !note.hidden) {
       note.textContent = Atlas.t(
         "Why input costs less: the machine's hour is split between input and output tokens by the time its steps spend " +
@@ -143,6 +146,27 @@
         "none of them to compare.", { share: Math.round(o.prefill_share * 100) + "%",
           ratio: Math.round(o.usd_per_million_input_tokens / o.usd_per_million_output_tokens * 100) + "%" });
     }
+  }
+
+  // how far such expectations were from published figures the calibration did not see (plan_options'
+  // expected_*_error, the median held out by publication; answer.html.j2 says the same for the built question)
+  function errorNote(headlineP, err, o) {
+    var parts = [];
+    if (o.expected_throughput_error != null)
+      parts.push(Atlas.t("{pct} on output tokens/s per GPU", { pct: Math.round(o.expected_throughput_error * 100) + "%" }));
+    if (o.expected_per_user_error != null)
+      parts.push(Atlas.t("{pct} on tokens/s per user", { pct: Math.round(o.expected_per_user_error * 100) + "%" }));
+    if (o.expected_ttft_error != null)
+      parts.push(Atlas.t("{pct} on the first token", { pct: Math.round(o.expected_ttft_error * 100) + "%" }));
+    if (!parts.length) return;
+    if (!err) {
+      err = el("p", { id: "planner-accuracy", class: "atlas-note" });
+      headlineP.after(err);
+    }
+    err.hidden = false;
+    err.textContent = Atlas.t("How far off such estimates are: on published figures the calibration did not see, the " +
+                              "median error was {parts}. The bounds (100% of peak: hover a speed in the table) are firm.",
+                              { parts: parts.join(Atlas.t("; ")) });
   }
 
   // the filters' values, as set (empty: any)

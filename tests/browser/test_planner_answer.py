@@ -51,10 +51,15 @@ def test_a_question_gets_its_headline(server, browser, built_site):
     assert best["gpu_name"] in headline and "each of the 20 users gets about" in headline
     assert f"{best['expected_tokens_per_s_per_user']:.1f} tokens/s" in headline
     assert f"${best['usd_per_million_output_tokens']:.2f} per million output tokens" in headline
-    # a training question: the job's hours and cost
+    # how far off such estimates were, as the command line's option says (the calibration's held-out errors)
+    accuracy = page.inner_text("#planner-accuracy")
+    assert f"{best['expected_throughput_error']:.0%} on output tokens/s per GPU" in accuracy
+    assert f"{best['expected_ttft_error']:.0%} on the first token" in accuracy
+    # a training question: the job's hours and cost, and no serving error
     page.select_option("#planner-form select[name=workload]", "lora")
     page.wait_for_function("() => document.getElementById('planner-headline').textContent.includes('hours')")
     assert "billion tokens take about" in page.inner_text("#planner-headline")
+    assert not page.is_visible("#planner-accuracy")
     assert errors == []
     page.close()
 

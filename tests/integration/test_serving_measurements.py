@@ -238,3 +238,37 @@ def test_a_users_speed_and_first_token_are_scored_only_at_a_stated_concurrency(d
     ).fetchone()[0]
     assert unstated > 0 and stated["vllm-sglang/moe"] > 100
     assert {k: counted.get(k, 0) for k in stated} == stated, (counted, stated)
+
+
+def test_every_serving_option_says_how_far_off_its_kind_of_expectation_was(db, built_site):
+    """An option's expected_*_error is the calibration's median error held out by publication for its engine family
+    and model kind, its architecture's where that has shares of its own (vLLM/SGLang MoE on Hopper, Blackwell and
+    CDNA 3); the command line prints the first option's."""
+    from pipeline import plan
+
+    def errors(architecture):
+        return db.execute(
+            """select publication_held_out_median_abs_error, per_user_publication_held_out_median_abs_error,
+                      ttft_publication_held_out_median_abs_error
+               from serving_calibration
+               where engine_family = 'vllm-sglang' and model_kind = 'moe' and architecture is not distinct from ?""",
+            [architecture],
+        ).fetchone()
+
+    assert errors("Hopper") != errors(None) and all(0 < e < 1 for e in errors("Hopper") + errors(None))
+    architecture = dict(db.execute("select gpu_id, architecture from serving_gpus").fetchall())
+    answer = plan.plan(
+        built_site["db"],
+        plan.Question(model="gpt-oss-120b", users=64, input_tokens=2000, output_tokens=500),
+        limit=None,
+    )
+    seen = set()
+    for o in answer["options"]:
+        said = (o["expected_throughput_error"], o["expected_per_user_error"], o["expected_ttft_error"])
+        own = o["expectation_basis"].startswith("calibrated: the engine family's efficiencies for this architecture")
+        assert said == pytest.approx(errors(architecture[o["gpu_id"]] if own else None)), (o["gpu_id"], said)
+        seen.add(own)
+    assert seen == {True, False}
+    note = plan.error_note(answer["options"][0])
+    assert note.startswith("expected speeds, median error on publications the calibration did not see: ")
+    assert f"{answer['options'][0]['expected_throughput_error']:.0%} on tok/s/GPU" in note

@@ -50,6 +50,12 @@ def option(rank: int, **kw) -> dict:
         "users_per_replica": 50.0,
         "prefill_share": 0.25,
         "gpu_count": 2,
+        "bound_throughput_tokens_per_s_per_gpu": 1210.0,
+        "bound_tokens_per_s_per_user": 48.8,
+        "bound_ttft_s": 0.052,
+        "expected_throughput_error": 0.111,
+        "expected_per_user_error": 0.192,
+        "expected_ttft_error": None,
     }
     return row | kw
 
@@ -89,7 +95,8 @@ def test_page_shows_the_cheapest_options_of_the_default_question():
     assert (
         '<tr id="planner-option-1"><td class="atlas-rank">1</td><td><span class="atlas-nowrap">2 ×</span> '
         '<a href="../gpus/nvidia-b200-sxm-180gb/">B200 SXM 180 GB</a></td><td>TP 2</td><td>lambda</td>'
-        "<td>on-demand</td><td>$13.78</td><td>348</td><td>14.0</td><td>0.18</td><td>$0.240</td><td>$4.532</td>"
+        '<td>on-demand</td><td>$13.78</td><td title="bound 1,210">348</td><td title="bound 48.8">14.0</td>'
+        '<td title="bound 0.052">0.18</td><td>$0.240</td><td>$4.532</td>'
         '<td>$1.098</td><td><time class="atlas-age" datetime="2026-09-20">2026-09-20</time></td></tr>'
     ) in text
     assert "B200 SXM 180 GB</a></td><td>TP 4 × 2 replicas</td>" in text
@@ -211,8 +218,10 @@ def test_chinese_edition():
     assert (
         '<tr id="planner-option-1"><td class="atlas-rank">1</td><td><span class="atlas-nowrap">2 ×</span> '
         '<a href="../gpus/nvidia-b200-sxm-180gb/">B200 SXM 180 GB</a></td><td>TP 2</td><td>lambda</td><td>按需</td>'
-        "<td>$13.78</td><td>348</td><td>14.0</td><td>0.18</td><td>$0.240</td><td>$4.532</td><td>$1.098</td>"
+        '<td>$13.78</td><td title="上限 1,210">348</td><td title="上限 48.8">14.0</td><td title="上限 0.052">0.18</td>'
+        "<td>$0.240</td><td>$4.532</td><td>$1.098</td>"
     ) in text
+    assert "中位误差每 GPU 输出 token/s 为 11%；每用户 token/s 为 19%。" in text
     assert "B200 SXM 180 GB</a></td><td>TP 4 × 2 个副本</td><td>lambda</td><td>抢占式</td>" in text
     assert "B200 SXM 180 GB</a></td><td>TP 4 × 2 replicas</td><td>lambda</td><td>spot</td>" in english
     assert (
@@ -244,3 +253,15 @@ def test_an_unmeasured_accelerator_is_marked():
     assert "†" in rows["planner-option-2"] and "†" not in rows["planner-option-1"]
     assert "† Not measured: no published serving figure covers this accelerator" in text
     assert "† Not measured" not in page(pd.DataFrame([option(1, expectation_basis=measured)]))
+
+
+def test_the_answer_says_how_far_off_such_estimates_were_and_each_speeds_bound():
+    """The first option's held-out errors (plan_options' expected_*_error: the calibration's median on publications it
+    did not see) are said under the headline, a missing one left out; each speed's cell carries its bound."""
+    text = page(pd.DataFrame([option(1), option(2)]))
+    note = text.split('<p id="planner-accuracy" class="atlas-note">')[1].split("</p>")[0]
+    assert "11% on output tokens/s per GPU; 19% on tokens/s per user." in note, note
+    assert "first token" not in note
+    assert 'title="bound 1,210">348</td>' in text and 'title="bound 0.052">0.18</td>' in text
+    none = page(pd.DataFrame([option(1, expected_throughput_error=None, expected_per_user_error=None)]))
+    assert "planner-accuracy" not in none

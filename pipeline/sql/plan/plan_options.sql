@@ -65,6 +65,14 @@ serve_cases as (
         coalesce(ca.decode_efficiency, c.decode_efficiency) as decode_efficiency,
         coalesce(ca.compute_efficiency, c.compute_efficiency) as compute_efficiency,
         ca.architecture is not null as architecture_fitted,
+        -- how far the expectation has been from published figures it did not see (the calibration's median
+        -- |expected / measured - 1| held out by publication): the architecture's where it has shares of its own
+        coalesce(ca.publication_held_out_median_abs_error, c.publication_held_out_median_abs_error)
+            as expected_throughput_error,
+        coalesce(ca.per_user_publication_held_out_median_abs_error, c.per_user_publication_held_out_median_abs_error)
+            as expected_per_user_error,
+        coalesce(ca.ttft_publication_held_out_median_abs_error, c.ttft_publication_held_out_median_abs_error)
+            as expected_ttft_error,
         c.step_overhead_us, c.sequence_overhead_us, c.comm_efficiency, c.first_token_overhead_ms,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction,
@@ -194,6 +202,7 @@ serve as (
         throughput_tokens_per_s as expected_tokens_per_s,
         bound_throughput_tokens_per_s as bound_tokens_per_s,
         expected_tokens_per_s_per_user, bound_tokens_per_s_per_user, ttft_s, bound_ttft_s,
+        expected_throughput_error, expected_per_user_error, expected_ttft_error,
         prefill_share,
         throughput_tokens_per_s * input_tokens / output_tokens as input_tokens_per_s,
         k * usd_per_hour * prefill_share / (throughput_tokens_per_s * input_tokens / output_tokens * 3600) * 1e6
