@@ -91,6 +91,13 @@ create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops
 create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n) as
     serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n, 0, 1);
 
+-- what a step's fixed times are multiplied by: a mixture of experts launches a router, a top-k, a permutation, grouped
+-- expert kernels and a combine in each of its layers, for every token, so its overheads grow with its depth (fitted
+-- for a model of serving_moe_overhead_layers layers); a dense model's are the step's (scheduling, sampling, a
+-- CUDA graph's launch), whatever its depth
+create or replace macro serve_overhead_scale(is_moe, layers) as
+    case when is_moe then layers / param('serving_moe_overhead_layers') else 1 end;
+
 -- seconds of one step of the expectation. Continuous batching with chunked prefill: every step decodes one token
 -- of each of the u sequences and computes, beside them, the prompt tokens of the requests that arrive (on average u x
 -- input / output tokens a step: each request brings input tokens per output tokens steps). Kernel by kernel: the
@@ -99,17 +106,10 @@ create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_laye
 -- peak); the attention then, in kernels of its own that do not overlap the linear layers, reads every sequence's
 -- cache (kv_gb of read_gb) or computes its QK and AV products (attention_gflop per sequence a step: its decoded token
 -- at the mean context and its share of the arriving prompts' tokens, serve_attention_gflop, at attention_tflops),
--- whichever is longer. Plus a fixed time per step (scheduling, kernel launches) and per sequence
--- (sampling, routing), times overhead_scale (serve_overhead_scale), and the tensor-parallel all-reduces (comm_s). The bound is the same terms at 100% of peak with every
--- read and FLOP overlapped and no overhead (serve_bound_request_s). A replica then gives u / step output tokens per
--- second, each user 1 / step.
--- what a step's fixed times are multiplied by: a mixture of experts launches a router, a top-k, a permutation, grouped
--- expert kernels and a combine in each of its layers, for every token, so its overheads grow with its depth (fitted
--- for a model of serving_moe_overhead_layers layers); a dense model's are the step's (scheduling, sampling, a
--- CUDA graph's launch), whatever its depth
-create or replace macro serve_overhead_scale(is_moe, layers) as
-    case when is_moe then layers / param('serving_moe_overhead_layers') else 1 end;
-
+-- whichever is longer. Plus a fixed time per step (scheduling, kernel launches) and per sequence (sampling,
+-- routing), times overhead_scale (serve_overhead_scale), and the tensor-parallel all-reduces (comm_s). The bound is
+-- the same terms at 100% of peak with every read and FLOP overlapped and no overhead (serve_bound_request_s). A
+-- replica then gives u / step output tokens per second, each user 1 / step.
 create or replace macro serve_expected_step_s(read_gb, kv_gb, u, input_tokens, output_tokens, active_params_b, d,
                                               bandwidth_gbs, tflops, e_bw, e_fl, step_us, sequence_us, comm_s,
                                               attention_gflop, attention_tflops, overhead_scale) as
