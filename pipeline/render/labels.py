@@ -41,6 +41,7 @@ METRIC_LABELS = {
     "memory_type": N_("memory type"),
     "memory_bandwidth": N_("memory bandwidth"),
     "interconnect_bandwidth": N_("interconnect bandwidth"),
+    "host_bandwidth": N_("PCIe link bandwidth"),
     "tdp": N_("tdp"),
     "module_power": N_("module power"),
     "cuda_cores": N_("cuda cores"),

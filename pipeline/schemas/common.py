@@ -27,6 +27,7 @@ FIGURE_UNITS = {
     "memory_size": "gb",  # memory as a figure, where vendor documents disagree with the identity row
     "memory_usable": "gb",  # memory a system leaves to software, where the vendor prints one below the physical size
     "interconnect_bandwidth": "gbs",
+    "host_bandwidth": "gbs",  # the PCIe link to the host, both directions
     "launch_price": "usd",
     "release_year": "year",
 }
@@ -40,6 +41,7 @@ RANGES = {
     "memory_size": (2, 1_024),  # GB
     "memory_usable": (2, 1_024),  # GB
     "interconnect_bandwidth": (10, 5_000),  # GB/s
+    "host_bandwidth": (4, 512),  # GB/s, PCIe x1 Gen 3 to x16 Gen 7
     "launch_price": (50, 100_000),  # USD
     "release_year": (2010, 2030),
     "compute": (0.01, 50_000),  # TFLOPS / TOPS

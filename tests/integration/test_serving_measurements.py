@@ -163,6 +163,26 @@ def test_a_pipeline_reads_its_weights_once_per_micro_batch_and_sends_no_all_redu
         assert by_pp[pp] == pytest.approx(pp * by_pp[1], rel=1e-6), (pp, by_pp)
 
 
+def test_gpus_without_nvlink_talk_over_the_pcie_link_their_datasheet_prints(db):
+    """The RTX PRO 6000 Blackwell Server Edition is a PCIe 5.0 x16 card (NVIDIA's specifications: 128 GB/s in both
+    directions), the L40S a PCIe Gen4 x16 one ("64 GB/s bidirectional"): their tensor-parallel all-reduces run over
+    those links, not over the PCIe 4.0 rate assumed for a GPU whose datasheet figure is not in the sources."""
+    links = dict(db.execute("select gpu_id, link_gbs from out_serving_gpus").fetchall())
+    assert links["nvidia-rtx-pro-6000-server-96gb"] == 128
+    assert links["nvidia-l40s-pcie-48gb"] == 64
+    pcie4 = 2 * db.execute("select value from core_parameters where name = 'pcie_gbs'").fetchone()[0]
+    unsourced = db.execute(
+        """select g.gpu_id, s.link_gbs from core_gpus as g join out_serving_gpus as s using (gpu_id)
+           where g.interconnect_gbs is null and g.host_gbs is null"""
+    ).fetchall()
+    assert unsourced and all(link == pcie4 for _, link in unsourced), unsourced[:5]
+    # and the figures the serving model reads carry them
+    assert db.execute(
+        """select min(link_gbs), max(link_gbs) from out_serving_bounds
+           where gpu_id = 'nvidia-rtx-pro-6000-server-96gb'"""
+    ).fetchone() == (128, 128)
+
+
 def test_attention_computes_at_16_bits_or_fp8_never_at_the_weights_fp4_rate(db):
     """FP4 weights leave the attention's QK and AV products in 16 bits (FP8 with an FP8 cache): its rate is the GPU's
     16-bit or FP8 dense peak, not its FP4 peak (B200: 2,250 and 4,500 against 9,000 TFLOPS)."""

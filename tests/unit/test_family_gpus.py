@@ -44,6 +44,7 @@ def gpus_frame() -> pd.DataFrame:
         fp4_tflops=None,
         int8_tops=None,
         fp64_tflops=None,
+        host_gbs=None,
         launch_price_usd=[None, None, None, 5699.0],
         gpus_per_product=1,
         has_derived_dense=False,
@@ -281,6 +282,11 @@ def test_gpu_page_without_prices_or_tensor_cores():
     assert "<div><span>Cloud price</span> <b>–</b> <span>no current offer</span></div></div>" in page
     assert "| Architecture | – |" in page and "| Release year | – |" in page and "| TDP | – |" in page
     assert "| GPU-to-GPU link | no NVLink or fabric figure in the sources (PCIe only, or not published) |" in page
+    # a PCIe card whose datasheet prints its host link says so (the P100 PCIe: PCIe Gen3 x16, 32 GB/s)
+    gpus = gpus_frame()
+    gpus.loc[gpus.gpu_id == P100, "host_gbs"] = 32.0
+    pcie = FAMILY.render("gpu.md.j2", **pages(gpus=gpus)[P100])
+    assert "| GPU-to-GPU link | PCIe only: 32 GB/s, both directions |" in pcie
     assert "**Other variants:**" not in page and "**Rankings:**" not in page and "## Models that fit" not in page
     assert "## Every other figure" not in page
     assert "## Cloud prices\n\nNo current offer maps to this variant.\n" in page

@@ -6,7 +6,7 @@
 -- every GPU variant, fastest dense 16-bit rate first (the columns in core_gpus' order: the charts embed them)
 select gpu_id, name, vendor, family, architecture, form_factor, segment, release_year, memory_gb, memory_type,
        memory_bandwidth_gbs, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops, fp4_tflops, int8_tops,
-       fp64_tflops, tdp_w, interconnect_gbs, launch_price_usd, gpus_per_product, has_tensor_cores,
+       fp64_tflops, tdp_w, interconnect_gbs, host_gbs, launch_price_usd, gpus_per_product, has_tensor_cores,
        has_derived_dense, coalesce(bf16_tflops, fp16_tflops, fp32_tflops) as best_16bit_tflops,
        source_id as identity_source_id
 from gpus

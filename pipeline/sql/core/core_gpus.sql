@@ -35,6 +35,7 @@ figures as (
         max(value) filter (where metric = 'memory_size') as memory_size_gb,
         max(value) filter (where metric = 'memory_usable') as memory_usable_gb,
         max(value) filter (where metric = 'interconnect_bandwidth') as interconnect_gbs,
+        max(value) filter (where metric = 'host_bandwidth') as host_gbs,
         max(value) filter (where metric = 'launch_price') as launch_price_usd,
         max(value) filter (where metric = 'release_year') as release_year,
         bool_or(derived_from_sparse) as has_derived_dense
@@ -69,6 +70,7 @@ select
     f.fp64_tflops,
     f.tdp_w,
     f.interconnect_gbs,
+    f.host_gbs,
     f.launch_price_usd,
     i.gpus_per_product,
     i.has_tensor_cores,

@@ -27,7 +27,7 @@ select
     case when interconnect_gbs is not null then param('allreduce_latency_us_nvlink')
          else param('allreduce_latency_us_pcie') end as allreduce_us,
     -- what one GPU's links carry to the others, GB/s in both directions: NVLink or Infinity Fabric where a source
-    -- gives it, else PCIe (pcie_gbs a direction)
-    coalesce(interconnect_gbs, 2 * param('pcie_gbs')) as link_gbs
+    -- gives it, else its PCIe link as its datasheet prints it (host_gbs), else PCIe 4.0 x16 (pcie_gbs a direction)
+    coalesce(interconnect_gbs, host_gbs, 2 * param('pcie_gbs')) as link_gbs
 from core_gpus
 where memory_gb is not null and memory_bandwidth_gbs is not null and best_16bit_tflops is not null
