@@ -183,11 +183,43 @@ def test_gpus_without_nvlink_talk_over_the_pcie_link_their_datasheet_prints(db):
     ).fetchone() == (128, 128)
 
 
+def test_a_cache_left_unstated_is_taken_as_fp8_where_the_publications_figures_prove_it(db):
+    """NVIDIA's TensorRT-LLM tables of its FP4 Qwen3 30B A3B checkpoint leave the cache format unstated, but some of
+    their figures are beyond what any engine reaches with a 16-bit cache (at 100% of peak bandwidth, with as many
+    sequences as an FP8 cache leaves room for): the expectation takes FP8 for those tables. A table whose figures a
+    16-bit cache allows keeps 16 bits, and a stated format is never overridden."""
+    rows = db.execute(
+        """select source_id, model_id, format, kv_format, kv_format_expected, cache_proven_8bit, quantity, measured,
+                  output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound, active_params_b,
+                      gpus_per_replica, compute_tflops, memory_bandwidth_gbs,
+                      serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
+                          serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                                      state_values_per_sequence, 2, mean_context), replication_bound))
+                      / gpus_per_replica as bound_16bit
+           from out_serving_bounds where engine_family = 'tensorrt-llm' and not speculative_decoding"""
+    ).fetchall()
+    qwen = [r for r in rows if r[1] == "qwen3-30b-a3b" and r[0] == "tensorrt-llm-perf-overview-1.0"]
+    assert qwen and all(r[3] is None and r[4] == "fp8" and r[5] for r in qwen)
+    assert any(r[6] == "throughput" and r[7] > r[8] for r in qwen)
+    groups: dict[tuple, list] = {}
+    for r in rows:
+        groups.setdefault(r[:3], []).append(r)
+    for key, figures in groups.items():
+        beyond = any(r[3] is None and r[6] == "throughput" and r[7] > r[8] for r in figures)
+        assert all(r[5] == beyond for r in figures), key
+        for r in figures:
+            expected = r[3] or ("fp8" if r[2] == "fp8" or beyond else "bf16")
+            assert r[4] == expected, (key, r[3], r[4])
+    # InferenceX's DeepSeek R1 FP4 figures on TensorRT-LLM fit a 16-bit cache: they keep it
+    dsr1 = groups[("inferencex-api-benchmarks-2026-06-14", "deepseek-r1", "nvfp4")]
+    assert all(r[4] == "bf16" and not r[5] for r in dsr1)
+
+
 def test_attention_computes_at_16_bits_or_fp8_never_at_the_weights_fp4_rate(db):
     """FP4 weights leave the attention's QK and AV products in 16 bits (FP8 with an FP8 cache): its rate is the GPU's
     16-bit or FP8 dense peak, not its FP4 peak (B200: 2,250 and 4,500 against 9,000 TFLOPS)."""
     rows = db.execute(
-        """select distinct coalesce(b.kv_format, 'unstated'), b.compute_tflops, b.attention_tflops,
+        """select distinct b.kv_format_expected, b.compute_tflops, b.attention_tflops,
                   g.bf16_compute_tflops, g.fp8_compute_tflops
            from out_serving_bounds as b join serving_gpus as g using (gpu_id)
            where b.gpu_id = 'nvidia-b200-sxm-180gb' and b.format = 'nvfp4'"""

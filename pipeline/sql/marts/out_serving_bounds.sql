@@ -10,8 +10,8 @@
 -- The bound keeps one copy of each sequence's cache (attention data-parallel, as engines run MLA models), the
 -- expectation the copies tensor parallelism makes (serve_kv_replication).
 -- A cache format the publication does not state is taken as FP8 for the bound (the smaller cache) and, for
--- the expectation, as FP8 with FP8 weights, else BF16. Speculative decoding can beat any such bound: those
--- figures are shown, never checked or calibrated on.
+-- the expectation, as FP8 with FP8 weights or where the publication's own figures prove it (cache_proven_8bit),
+-- else BF16. Speculative decoding can beat any such bound: those figures are shown, never checked or calibrated on.
 with m as (
     select
         x.*,
@@ -25,12 +25,7 @@ with m as (
         g.allreduce_us, g.link_gbs,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
-        -- the cache format the expectation takes: as stated, else FP8 with FP8 weights, else BF16; its attention
-        -- computes at FP8 with an FP8 cache, else at 16 bits
-        coalesce(x.kv_format, case when x.format = 'fp8' then 'fp8' else 'bf16' end) as kv_format_expected,
-        serve_attention_tflops(kv_format_expected, g.bf16_compute_tflops, g.fp8_compute_tflops) as attention_tflops,
         case when x.kv_format = 'bf16' then param('bytes_bf16') else param('bytes_fp8') end as kv_bytes_bound,
-        case kv_format_expected when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected,
         x.input_tokens + x.output_tokens / 2 as mean_context,
         serve_kv_replication(s.mla, s.kv_heads, x.tensor_parallel) as replication,
         1.0 as replication_bound
@@ -53,22 +48,60 @@ dated as (
         on s.source_id = m.source_id
 ),
 
-sized as (
+-- sequences per replica the bound takes: as stated, or as many as the whole memory holds beside the weights. The bound
+-- of a user's speed at an unstated concurrency is one user alone (however few sequences ran, none is faster)
+bounded as (
     select
         *,
-        -- sequences per replica: as stated, or as many as memory holds (bound: all of it; expected: the usable
-        -- share with the runtime overhead, at most the engine's default batch: serve_max_batch). The bound of a
-        -- user's speed at an unstated concurrency is one user alone (however few sequences ran, none is faster)
         coalesce(concurrency_per_replica, case when quantity = 'per_user' then 1 end, greatest(1, floor(
             (usable_memory_gb * gpus_per_replica - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_bound,
-                           input_tokens + output_tokens) * replication_bound)))) as u_bound,
+                           input_tokens + output_tokens) * replication_bound)))) as u_bound
+    from dated
+),
+
+-- a cache the publication leaves unstated was at most 8 bits where one of its throughput figures of the model, format
+-- and engine is beyond the bound with a 16-bit cache (at the sequences an FP8 cache leaves room for: more than a 16-bit
+-- one does, so the test only errs towards 16 bits): no engine reads a 16-bit cache faster than the memory streams it.
+-- (TensorRT-LLM's tables of NVIDIA's FP4 checkpoints of Qwen3 30B A3B and Llama 3.3 70B print such figures.)
+cache as (
+    select source_id, model_id, format, engine_family,
+           bool_or(quantity = 'throughput' and kv_format is null and not speculative_decoding
+                   and measured > output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
+                       active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs,
+                       serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
+                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
+                                       state_values_per_sequence, param('bytes_bf16'), mean_context),
+                           replication_bound)) / gpus_per_replica) as cache_proven_8bit
+    from bounded
+    group by all
+),
+
+formatted as (
+    select
+        b.*, c.cache_proven_8bit,
+        -- the cache format the expectation takes: as stated, else FP8 with FP8 weights or where the publication's
+        -- figures prove at most 8 bits, else BF16; its attention computes at FP8 with an FP8 cache, else at 16 bits
+        coalesce(b.kv_format, case when b.format = 'fp8' or c.cache_proven_8bit then 'fp8' else 'bf16' end)
+            as kv_format_expected,
+        serve_attention_tflops(kv_format_expected, g.bf16_compute_tflops, g.fp8_compute_tflops) as attention_tflops,
+        case kv_format_expected when 'fp8' then param('bytes_fp8') else param('bytes_bf16') end as kv_bytes_expected
+    from bounded as b
+    join cache as c using (source_id, model_id, format, engine_family)
+    join out_serving_gpus as g using (gpu_id)
+),
+
+sized as (
+    select
+        *,
+        -- sequences per replica the expectation takes: as stated, or as many as the usable share of memory holds with
+        -- the runtime overhead, at most the engine's default batch (serve_max_batch)
         coalesce(concurrency_per_replica, least(serve_max_batch(gpu_id, usable_memory_gb), greatest(1, floor(
             ((usable_gb_per_gpu - param('runtime_overhead_gb')) * gpus_per_replica
                  / (1 + param('runtime_overhead_fraction')) - weights_gb)
             / (serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window, state_values_per_sequence, kv_bytes_expected,
                            input_tokens + output_tokens) * replication))))) as u_expected
-    from dated
+    from formatted
 ),
 
 read as (

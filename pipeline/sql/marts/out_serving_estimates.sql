@@ -74,7 +74,8 @@ t as (
 
 select
     measurement_id, model_id, gpu_id, gpu_name, architecture, gpu_count, tensor_parallel, pipeline_parallel,
-    gpus_per_replica, replicas, engine, engine_family, model_kind, engine_version, format, kv_format, speculative_decoding,
+    gpus_per_replica, replicas, engine, engine_family, model_kind, engine_version, format, kv_format, kv_format_expected,
+    cache_proven_8bit, speculative_decoding,
     scenario, concurrency, u_bound as concurrency_per_replica_bound, u_expected as concurrency_per_replica_expected,
     input_tokens, output_tokens, lengths, metric, value, unit, quantity, measured, bound, within_bound,
     measured / bound as measured_share_of_bound,
