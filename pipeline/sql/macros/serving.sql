@@ -131,6 +131,13 @@ create or replace macro serve_bound_request_s(input_tokens, output_tokens, u, ac
     greatest((input_tokens + output_tokens) * 2 * active_params_b * 1e9 / (d * tflops * 1e12),
              output_tokens * read_gb / (u * d * bandwidth_gbs));
 
+-- the bound of a replica's output tokens per second per GPU: u sequences of d GPUs, each request taking
+-- serve_bound_request_s
+create or replace macro serve_bound_throughput(input_tokens, output_tokens, u, active_params_b, d, tflops,
+                                               bandwidth_gbs, read_gb) as
+    output_tokens / serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, tflops, bandwidth_gbs,
+                                          read_gb) / d;
+
 -- seconds of a step's tensor-parallel communication across d GPUs: two all-reduces per layer (after attention and
 -- after the MLP or the experts) of the step's activations (tokens x hidden x 2 bytes), each a fixed latency plus a
 -- ring's 2 (d - 1) / d of the message over each GPU's links in one direction (half of link_gbs, both directions) at

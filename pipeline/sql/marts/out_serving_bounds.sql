@@ -67,12 +67,12 @@ bounded as (
 cache as (
     select source_id, model_id, format, engine_family,
            bool_or(quantity = 'throughput' and kv_format is null and not speculative_decoding
-                   and measured > output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
-                       active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs,
+                   and measured > serve_bound_throughput(input_tokens, output_tokens, u_bound, active_params_b,
+                       gpus_per_replica, compute_tflops, memory_bandwidth_gbs,
                        serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
                            serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
                                        state_values_per_sequence, param('bytes_bf16'), mean_context),
-                           replication_bound)) / gpus_per_replica) as cache_proven_8bit
+                           replication_bound))) as cache_proven_8bit
     from bounded
     group by all
 ),
@@ -138,8 +138,9 @@ read as (
 select
     *,
     case quantity
-        when 'throughput' then output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
-            active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica
+        when 'throughput' then serve_bound_throughput(input_tokens, output_tokens, u_bound, active_params_b,
+                                                      gpus_per_replica, compute_tflops, memory_bandwidth_gbs,
+                                                      read_gb_bound)
         when 'per_user' then 1 / serve_step_s(read_gb_bound, u_bound, active_params_b, gpus_per_replica,
                                               memory_bandwidth_gbs, compute_tflops, 1, 1)
         when 'ttft' then serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, 1,
@@ -147,12 +148,7 @@ select
     end as bound,
     not speculative_decoding as checked,
     case when speculative_decoding then null
-         when quantity = 'ttft' then measured >= (1 - param('bound_tolerance')) * serve_prefill_s(input_tokens,
-             active_params_b, gpus_per_replica, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0, attention_tflops)
-         else measured <= (1 + param('bound_tolerance')) * case quantity
-            when 'throughput' then output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound,
-                active_params_b, gpus_per_replica, compute_tflops, memory_bandwidth_gbs, read_gb_bound) / gpus_per_replica
-            else 1 / serve_step_s(read_gb_bound, u_bound, active_params_b, gpus_per_replica, memory_bandwidth_gbs,
-                                  compute_tflops, 1, 1) end
+         when quantity = 'ttft' then measured >= (1 - param('bound_tolerance')) * bound
+         else measured <= (1 + param('bound_tolerance')) * bound
     end as within_bound
 from read
