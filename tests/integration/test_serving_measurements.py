@@ -215,6 +215,35 @@ def test_a_cache_left_unstated_is_taken_as_fp8_where_the_publications_figures_pr
     assert all(r[4] == "bf16" and not r[5] for r in dsr1)
 
 
+def test_an_architecture_serves_its_gddr_dies_apart_from_its_hbm_ones(db):
+    """Blackwell's GB20x dies (RTX PRO 6000, RTX 5090: compute capability 12.0, GDDR7) run other kernels than B200's
+    (10.0, HBM3e), as Ampere's GA10x (A10) than A100's: the serving model fits and applies their shares apart. The GPU
+    pages keep the vendor's architecture; an architecture with one kind of memory (Ada Lovelace) stays whole."""
+    serving = dict(db.execute("select gpu_id, architecture from serving_gpus").fetchall())
+    vendor = dict(db.execute("select gpu_id, architecture from gpus").fetchall())
+    assert serving["nvidia-rtx-pro-6000-server-96gb"] == "Blackwell (GDDR)"
+    assert serving["nvidia-b200-sxm-180gb"] == "Blackwell"
+    assert serving["nvidia-a10-pcie-24gb"] == "Ampere (GDDR)" and serving["nvidia-a100-sxm-80gb"] == "Ampere"
+    assert serving["nvidia-l40s-pcie-48gb"] == "Ada Lovelace"
+    assert vendor["nvidia-rtx-pro-6000-server-96gb"] == vendor["nvidia-b200-sxm-180gb"] == "Blackwell"
+    # the RTX PRO 6000's figures take no share fitted on B200-class figures
+    fitted = {r[0] for r in db.execute("select distinct architecture from serving_calibration").fetchall()}
+    assert "Blackwell" in fitted and "Blackwell (GDDR)" not in fitted
+    rtx = db.execute(
+        """select distinct e.engine_family, e.model_kind, e.decode_efficiency, e.compute_efficiency
+           from out_serving_estimates as e
+           where e.gpu_id = 'nvidia-rtx-pro-6000-server-96gb' and e.calibrated_without_this_gpu"""
+    ).fetchall()
+    family = {
+        (r[0], r[1]): (r[2], r[3])
+        for r in db.execute(
+            """select engine_family, model_kind, decode_efficiency, compute_efficiency from out_serving_fits
+               where architecture is null and held_out_gpu_id = 'nvidia-rtx-pro-6000-server-96gb'"""
+        ).fetchall()
+    }
+    assert rtx and all(family[(f, k)] == (bw, fl) for f, k, bw, fl in rtx), (rtx, family)
+
+
 def test_attention_computes_at_16_bits_or_fp8_never_at_the_weights_fp4_rate(db):
     """FP4 weights leave the attention's QK and AV products in 16 bits (FP8 with an FP8 cache): its rate is the GPU's
     16-bit or FP8 dense peak, not its FP4 peak (B200: 2,250 and 4,500 against 9,000 TFLOPS)."""
