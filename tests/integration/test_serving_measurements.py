@@ -190,12 +190,11 @@ def test_a_cache_left_unstated_is_taken_as_fp8_where_the_publications_figures_pr
     16-bit cache allows keeps 16 bits, and a stated format is never overridden."""
     rows = db.execute(
         """select source_id, model_id, format, kv_format, kv_format_expected, cache_proven_8bit, quantity, measured,
-                  output_tokens / serve_bound_request_s(input_tokens, output_tokens, u_bound, active_params_b,
-                      gpus_per_replica, compute_tflops, memory_bandwidth_gbs,
+                  serve_bound_throughput(input_tokens, output_tokens, u_bound, active_params_b, gpus_per_replica,
+                      compute_tflops, memory_bandwidth_gbs,
                       serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u_bound,
                           serve_kv_gb(kv_values_per_token_full, kv_values_per_token_window, sliding_window,
-                                      state_values_per_sequence, 2, mean_context), replication_bound))
-                      / gpus_per_replica as bound_16bit
+                                      state_values_per_sequence, 2, mean_context), replication_bound)) as bound_16bit
            from out_serving_bounds where engine_family = 'tensorrt-llm' and not speculative_decoding"""
     ).fetchall()
     qwen = [r for r in rows if r[1] == "qwen3-30b-a3b" and r[0] == "tensorrt-llm-perf-overview-1.0"]
