@@ -87,6 +87,13 @@ create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops
                  + attention_gflop * 1e9 / (d * attention_tflops * 1e12 * e_fl),
              read_gb / (d * bandwidth_gbs * e_bw));
 
+-- seconds to a request's first token: its prefill (serve_prefill_s), the tensor-parallel all-reduces of its prompt's
+-- activations (prefill_comm_s: serve_comm_s of input_tokens tokens, the same exchange a step's tokens make; a prompt
+-- of thousands of tokens sends messages of tens to hundreds of MB each layer), one step, and the fitted fixed part
+-- (overhead_ms: scheduling, tokenisation, the response's first bytes)
+create or replace macro serve_first_token_s(prefill_s, prefill_comm_s, step_s, overhead_ms) as
+    prefill_s + prefill_comm_s + step_s + overhead_ms / 1e3;
+
 -- GB of weights a prefill of n tokens reads: the dense weights and the experts its tokens touch
 create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n) as
     serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n, 0, 1);

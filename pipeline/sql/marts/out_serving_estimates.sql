@@ -2,8 +2,8 @@
 -- from the fit without its publication (out_serving_fits; a GPU or a publication alone in its family, or a family
 -- with no fit, uses the defaults serving_decode_efficiency_default and serving_compute_efficiency_default). The
 -- expectation never exceeds the bound. Throughput is output tokens per second per GPU (u / step per replica),
--- per-user speed 1 / step, time to first token the prefill at the fitted efficiencies plus one step
--- (serve_expected_step_s) plus the fitted fixed part of the first token (first_token_overhead_ms). Each at its
+-- per-user speed 1 / step, time to first token the prefill at the fitted efficiencies, its all-reduces and one step
+-- (serve_first_token_s) plus the fitted fixed part of the first token (first_token_overhead_ms). Each at its
 -- architecture's shares where the fit has them.
 
 -- a fit's shares for each architecture: its own where it has them (out_serving_fits), else the group's
@@ -68,7 +68,11 @@ t as (
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,
                         prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency, attention_prefill_gflop,
                         attention_tflops)
-            as p_prefill_s
+            as p_prefill_s,
+        serve_comm_s(tensor_parallel, layers, allreduce_us, input_tokens / pipeline_parallel, hidden_size, link_gbs,
+                     comm_efficiency) as prefill_comm_s,
+        serve_comm_s(tensor_parallel, layers, allreduce_us, input_tokens / pipeline_parallel, hidden_size, link_gbs,
+                     p_comm_efficiency) as p_prefill_comm_s
     from e
 )
 
@@ -83,12 +87,12 @@ select
         when 'throughput' then least(bound, u_expected / step_s / gpus_per_replica)
         when 'per_user' then least(bound, 1 / step_s)
     end as expected_capped,
-    case when quantity = 'ttft' then greatest(bound, prefill_s + step_s + first_token_overhead_ms / 1e3) end
+    case when quantity = 'ttft' then greatest(bound, serve_first_token_s(prefill_s, prefill_comm_s, step_s, first_token_overhead_ms)) end
         as expected_ttft,
     case quantity
         when 'throughput' then least(bound, u_expected / p_step_s / gpus_per_replica)
         when 'per_user' then least(bound, 1 / p_step_s)
-        when 'ttft' then greatest(bound, p_prefill_s + p_step_s + p_first_token_overhead_ms / 1e3)
+        when 'ttft' then greatest(bound, serve_first_token_s(p_prefill_s, p_prefill_comm_s, p_step_s, p_first_token_overhead_ms))
     end as expected_without_publication,
     decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, comm_efficiency,
     first_token_overhead_ms, calibrated_without_this_gpu,

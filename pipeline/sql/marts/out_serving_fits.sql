@@ -187,23 +187,26 @@ arch_fitted as (
 ),
 
 -- the fixed part of the time to first token (the request's scheduling, tokenisation, the first kernels): the median
--- of what published times to first token at low concurrency (no queue) take beyond the prefill and one step at the
--- fit's efficiencies, each fit without the GPU or the publication it holds out; never below 0
+-- of what published times to first token at low concurrency (no queue) take beyond the prefill, its all-reduces and one
+-- step at the fit's efficiencies (serve_first_token_s), each fit without the GPU or the publication it holds out; never below 0
 first_token as (
     select f.engine_family, f.model_kind, f.held_out_gpu_id, f.held_out_source_id,
-           greatest(0, median(o.measured
-               - serve_prefill_s(o.input_tokens, o.active_params_b, o.gpus_per_replica, o.compute_tflops,
-                                 coalesce(a.compute_efficiency, f.compute_efficiency), o.prefill_read_gb,
-                                 o.memory_bandwidth_gbs, coalesce(a.decode_efficiency, f.decode_efficiency),
-                                 o.attention_prefill_gflop, o.attention_tflops)
-               - serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens,
-                                       o.output_tokens, o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs,
-                                       o.compute_tflops, coalesce(a.decode_efficiency, f.decode_efficiency),
-                                       coalesce(a.compute_efficiency, f.compute_efficiency), f.step_overhead_us,
-                                       f.sequence_overhead_us,
-                                       serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
-                                                    o.hidden_size, o.link_gbs, f.comm_efficiency),
-                                       o.attention_step_gflop, o.attention_tflops, o.overhead_scale)))
+           greatest(0, median(o.measured - serve_first_token_s(
+               serve_prefill_s(o.input_tokens, o.active_params_b, o.gpus_per_replica, o.compute_tflops,
+                               coalesce(a.compute_efficiency, f.compute_efficiency), o.prefill_read_gb,
+                               o.memory_bandwidth_gbs, coalesce(a.decode_efficiency, f.decode_efficiency),
+                               o.attention_prefill_gflop, o.attention_tflops),
+               serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.input_tokens / o.pipeline_parallel,
+                            o.hidden_size, o.link_gbs, f.comm_efficiency),
+               serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens,
+                                     o.output_tokens, o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs,
+                                     o.compute_tflops, coalesce(a.decode_efficiency, f.decode_efficiency),
+                                     coalesce(a.compute_efficiency, f.compute_efficiency), f.step_overhead_us,
+                                     f.sequence_overhead_us,
+                                     serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
+                                                  o.hidden_size, o.link_gbs, f.comm_efficiency),
+                                     o.attention_step_gflop, o.attention_tflops, o.overhead_scale),
+               0)))
                * 1000 as first_token_overhead_ms,
            count(*) as first_token_figures
     from fitted as f
