@@ -29,6 +29,8 @@ Run with `pytest -s` to print the report.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -123,12 +125,12 @@ REPORT_COLUMNS = [
 ]
 
 
-def read_fixture() -> pd.DataFrame:
-    """The fixture as a source file is read: every value text, an empty cell NULL, with provenance."""
-    frame = pd.read_csv(FIXTURE, dtype=str, keep_default_na=False)
+def read_fixture(path: Path = FIXTURE) -> pd.DataFrame:
+    """A fixture as a source file is read: every value text, an empty cell NULL, with provenance."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame = frame.astype(object).where(frame != "", None)
     frame["source_id"] = frame["document_id"]
-    frame["source_file"] = str(FIXTURE.relative_to(FIXTURE.parents[3]))
+    frame["source_file"] = str(path.relative_to(path.parents[3]))
     frame["source_row"] = range(2, len(frame) + 2)
     return frame
 
@@ -155,20 +157,18 @@ def server_candidates(frame: pd.DataFrame) -> pd.DataFrame:
     return candidates
 
 
-@pytest.fixture(scope="module")
-def mlperf(built_site):
-    """The fixture's figures through core_serving_measurements.sql, out_serving_bounds.sql and
-    out_serving_estimates.sql, in an in-memory database reading the built one (read-only)."""
+@contextmanager
+def evaluate(db: Path, *frames: pd.DataFrame) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Fixture rows through core_serving_measurements.sql, out_serving_bounds.sql and out_serving_estimates.sql, in
+    an in-memory database reading the built one (read-only), with the all-data fit under every held-out id."""
     con = duckdb.connect()
-    con.execute(f"attach {path_literal(built_site['db'])} as atlas (read_only)")
+    con.execute(f"attach {path_literal(db)} as atlas (read_only)")
     con.execute("set search_path = 'memory.main,atlas.main'")
     define_macros(con)  # param() reads atlas's core_parameters through the search path
-    frame = read_fixture()
-    candidates = server_candidates(frame)
     columns = RAW_COLUMNS + ["source_id", "source_file", "source_row"]
     ddl = ", ".join(f"{c} {'integer' if c == 'source_row' else 'varchar'}" for c in columns)  # as steps.ingest
     con.execute(f"create table raw_serving_measurements ({ddl})")
-    for rows in (frame, candidates):
+    for rows in frames:
         con.register("_fixture", rows[columns])
         con.execute("insert into raw_serving_measurements select * from _fixture")
         con.unregister("_fixture")
@@ -185,6 +185,23 @@ def mlperf(built_site):
         select a.* replace (s.source_id as held_out_source_id)
         from all_data as a cross join (select distinct source_id from core_serving_measurements) as s""")
     create_table_from_sql(con, "out_serving_estimates")
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def mlperf(built_site):
+    """The fixture's figures through the pipeline's SQL (evaluate); a Server figure at its best candidate load."""
+    frame = read_fixture()
+    candidates = server_candidates(frame)
+    with evaluate(built_site["db"], frame, candidates) as con:
+        yield {"con": con, "fixture": frame, "figures": server_figures(con, frame, candidates)}
+
+
+def server_figures(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, candidates: pd.DataFrame) -> pd.DataFrame:
+    """Every fixture figure with its expectation, a Server figure's at its best candidate that meets its limit."""
     con.register("_fixture_rows", frame[["source_row", "mlperf_id", "submitter"]])
     con.register("_candidates", candidates[["source_row", "of_row", "tpot_ms"]])
     figures = con.execute("""
@@ -206,8 +223,7 @@ def mlperf(built_site):
         join _fixture_rows as r on r.source_row = e.source_row
         left join within_limit as w on w.of_row = e.source_row
         order by e.model_id, e.scenario, e.gpu_id""").df()
-    yield {"con": con, "fixture": frame, "figures": figures}
-    con.close()
+    return figures
 
 
 def spearman(a: pd.Series, b: pd.Series) -> float:
