@@ -87,13 +87,6 @@ create or replace macro serve_prefill_s(input_tokens, active_params_b, d, tflops
                  + attention_gflop * 1e9 / (d * attention_tflops * 1e12 * e_fl),
              read_gb / (d * bandwidth_gbs * e_bw));
 
--- seconds to a request's first token: its prefill (serve_prefill_s), the tensor-parallel all-reduces of its prompt's
--- activations (prefill_comm_s: serve_comm_s of input_tokens tokens, the same exchange a step's tokens make; a prompt
--- of thousands of tokens sends messages of tens to hundreds of MB each layer), one step, and the fitted fixed part
--- (overhead_ms: scheduling, tokenisation, the response's first bytes)
-create or replace macro serve_first_token_s(prefill_s, prefill_comm_s, step_s, overhead_ms) as
-    prefill_s + prefill_comm_s + step_s + overhead_ms / 1e3;
-
 -- GB of weights a prefill of n tokens reads: the dense weights and the experts its tokens touch
 create or replace macro serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n) as
     serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, n, 0, 1);
@@ -155,6 +148,16 @@ create or replace macro serve_comm_s(d, layers, allreduce_us, tokens, hidden_siz
     case when d > 1 then 2 * layers * (allreduce_us / 1e6
         + 2 * (d - 1) / d * tokens * hidden_size * param('bytes_bf16') / (link_gbs / 2 * 1e9 * e_comm))
     else 0 end;
+
+-- seconds to a request's first token: its prefill (serve_prefill_s), the tensor-parallel all-reduces of its prompt's
+-- activations across d GPUs (serve_comm_s of input_tokens tokens at the links' peak: a prompt of thousands of tokens
+-- sends messages of tens to hundreds of MB, which stream at the links' rate once their fixed latency is paid; the
+-- share fitted on decode steps, whose messages are a few MB, would make a 4,000-token prompt on 8 x A100 2.4 x as
+-- slow as published), one step, and the fitted fixed part (overhead_ms: scheduling, tokenisation, the first bytes)
+create or replace macro serve_first_token_s(prefill_s, step_s, overhead_ms, d, layers, allreduce_us, input_tokens,
+                                            hidden_size, link_gbs) as
+    prefill_s + serve_comm_s(d, layers, allreduce_us, input_tokens, hidden_size, link_gbs, 1) + step_s
+    + overhead_ms / 1e3;
 
 -- GB per GPU a replica needs: weights and the reserved cache split over d GPUs (cache copies included),
 -- plus the runtime overhead (fixed per GPU, and proportional)

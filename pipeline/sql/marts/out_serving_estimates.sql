@@ -68,11 +68,7 @@ t as (
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,
                         prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency, attention_prefill_gflop,
                         attention_tflops)
-            as p_prefill_s,
-        serve_comm_s(tensor_parallel, layers, allreduce_us, input_tokens / pipeline_parallel, hidden_size, link_gbs,
-                     comm_efficiency) as prefill_comm_s,
-        serve_comm_s(tensor_parallel, layers, allreduce_us, input_tokens / pipeline_parallel, hidden_size, link_gbs,
-                     p_comm_efficiency) as p_prefill_comm_s
+            as p_prefill_s
     from e
 )
 
@@ -87,12 +83,16 @@ select
         when 'throughput' then least(bound, u_expected / step_s / gpus_per_replica)
         when 'per_user' then least(bound, 1 / step_s)
     end as expected_capped,
-    case when quantity = 'ttft' then greatest(bound, serve_first_token_s(prefill_s, prefill_comm_s, step_s, first_token_overhead_ms)) end
+    case when quantity = 'ttft' then greatest(bound, serve_first_token_s(
+        prefill_s, step_s, first_token_overhead_ms, tensor_parallel, layers, allreduce_us,
+        input_tokens / pipeline_parallel, hidden_size, link_gbs)) end
         as expected_ttft,
     case quantity
         when 'throughput' then least(bound, u_expected / p_step_s / gpus_per_replica)
         when 'per_user' then least(bound, 1 / p_step_s)
-        when 'ttft' then greatest(bound, serve_first_token_s(p_prefill_s, p_prefill_comm_s, p_step_s, p_first_token_overhead_ms))
+        when 'ttft' then greatest(bound, serve_first_token_s(
+            p_prefill_s, p_step_s, p_first_token_overhead_ms, tensor_parallel, layers, allreduce_us,
+            input_tokens / pipeline_parallel, hidden_size, link_gbs))
     end as expected_without_publication,
     decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, comm_efficiency,
     first_token_overhead_ms, calibrated_without_this_gpu,

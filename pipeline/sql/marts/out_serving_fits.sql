@@ -196,8 +196,6 @@ first_token as (
                                coalesce(a.compute_efficiency, f.compute_efficiency), o.prefill_read_gb,
                                o.memory_bandwidth_gbs, coalesce(a.decode_efficiency, f.decode_efficiency),
                                o.attention_prefill_gflop, o.attention_tflops),
-               serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.input_tokens / o.pipeline_parallel,
-                            o.hidden_size, o.link_gbs, f.comm_efficiency),
                serve_expected_step_s(o.read_gb_expected, o.kv_read_gb_expected, o.u_expected, o.input_tokens,
                                      o.output_tokens, o.active_params_b, o.gpus_per_replica, o.memory_bandwidth_gbs,
                                      o.compute_tflops, coalesce(a.decode_efficiency, f.decode_efficiency),
@@ -206,7 +204,8 @@ first_token as (
                                      serve_comm_s(o.tensor_parallel, o.layers, o.allreduce_us, o.comm_tokens,
                                                   o.hidden_size, o.link_gbs, f.comm_efficiency),
                                      o.attention_step_gflop, o.attention_tflops, o.overhead_scale),
-               0)))
+               0, o.tensor_parallel, o.layers, o.allreduce_us, o.input_tokens / o.pipeline_parallel, o.hidden_size,
+               o.link_gbs)))
                * 1000 as first_token_overhead_ms,
            count(*) as first_token_figures
     from fitted as f

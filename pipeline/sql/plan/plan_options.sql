@@ -130,8 +130,7 @@ serve_fit as (
         serve_prefill_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
                                       attention_topk, input_tokens) as attention_prefill_gflop,
         serve_comm_s(d, layers, allreduce_us, u * (1 + input_tokens / output_tokens), hidden_size, link_gbs,
-                     comm_efficiency) as comm_s,
-        serve_comm_s(d, layers, allreduce_us, input_tokens, hidden_size, link_gbs, comm_efficiency) as prefill_comm_s
+                     comm_efficiency) as comm_s
     from serve_memory
 ),
 
@@ -162,7 +161,8 @@ serve_speeds as (
         replicas * output_tokens / bound_request_s as bound_throughput_tokens_per_s,
         least(1 / step_s, 1 / bound_step_s) as expected_tokens_per_s_per_user,
         1 / bound_step_s as bound_tokens_per_s_per_user,
-        serve_first_token_s(prefill_s, prefill_comm_s, step_s, first_token_overhead_ms) as ttft_s,
+        serve_first_token_s(prefill_s, step_s, first_token_overhead_ms, d, layers, allreduce_us, input_tokens,
+                            hidden_size, link_gbs) as ttft_s,
         bound_prefill_s as bound_ttft_s,
         -- the share of the machine's time spent prefilling (the rest decodes)
         serve_prefill_share(step_s, u, input_tokens, output_tokens, active_params_b, d, compute_tflops,
