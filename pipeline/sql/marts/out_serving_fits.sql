@@ -188,7 +188,8 @@ arch_fitted as (
 
 -- the fixed part of the time to first token (the request's scheduling, tokenisation, the first kernels): the median
 -- of what published times to first token at low concurrency (no queue) take beyond the prefill, its all-reduces and one
--- step at the fit's efficiencies (serve_first_token_s), each fit without the GPU or the publication it holds out; never below 0
+-- step at the fit's efficiencies (serve_first_token_s), each fit without the GPU or the publication it holds out; never
+-- below 0
 first_token as (
     select f.engine_family, f.model_kind, f.held_out_gpu_id, f.held_out_source_id,
            greatest(0, median(o.measured - serve_first_token_s(
