@@ -31,7 +31,7 @@ KIND_LABELS = {
     "exchange_rates": N_("exchange rates"),
     "measurement": N_("measurement"),
 }
-UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": ""}
+UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": "", "gpus": ""}
 # units that are words, not symbols: translated where shown
 UNIT_WORDS = {"count": N_("count")}
 # a figure's metric (spec_claims.metric) as the pages name it: the name with spaces
@@ -42,6 +42,7 @@ METRIC_LABELS = {
     "memory_bandwidth": N_("memory bandwidth"),
     "interconnect_bandwidth": N_("interconnect bandwidth"),
     "host_bandwidth": N_("PCIe link bandwidth"),
+    "interconnect_gpus": N_("GPUs the interconnect joins"),
     "tdp": N_("tdp"),
     "module_power": N_("module power"),
     "cuda_cores": N_("cuda cores"),

@@ -28,6 +28,7 @@ FIGURE_UNITS = {
     "memory_usable": "gb",  # memory a system leaves to software, where the vendor prints one below the physical size
     "interconnect_bandwidth": "gbs",
     "host_bandwidth": "gbs",  # the PCIe link to the host, both directions
+    "interconnect_gpus": "gpus",  # how many GPUs the interconnect joins (a bridge: 2 or 4), where it joins fewer
     "launch_price": "usd",
     "release_year": "year",
 }
@@ -42,6 +43,7 @@ RANGES = {
     "memory_usable": (2, 1_024),  # GB
     "interconnect_bandwidth": (10, 5_000),  # GB/s
     "host_bandwidth": (4, 512),  # GB/s, PCIe x1 Gen 3 to x16 Gen 7
+    "interconnect_gpus": (2, 576),  # GPUs, a two-card bridge to the largest NVLink domain
     "launch_price": (50, 100_000),  # USD
     "release_year": (2010, 2030),
     "compute": (0.01, 50_000),  # TFLOPS / TOPS
