@@ -184,7 +184,10 @@ def fit(
                 "usable_gb_per_gpu": float(r.usable_gb_per_gpu),
                 "gpus_needed": None if pd.isna(r.gpus_needed) else int(r.gpus_needed),
                 "fits_one_gpu": bool(r.fits_one_gpu),
-                "has_gpu_link": r.interconnect_gbs == r.interconnect_gbs and r.interconnect_gbs is not None,
+                # the link joins the GPUs the deployment needs (a bridge joins two or four cards)
+                "has_gpu_link": bool(r.multi_gpu_has_link)
+                if r.gpu_count > 1
+                else r.interconnect_gbs == r.interconnect_gbs and r.interconnect_gbs is not None,
                 "train_tokens_per_s_per_gpu": None if pd.isna(r.train_tokens_per_s) else float(r.train_tokens_per_s),
                 "cheapest_usd_per_gpu_hour": None
                 if r.cheapest_usd_per_gpu_hour != r.cheapest_usd_per_gpu_hour

@@ -31,7 +31,16 @@ KIND_LABELS = {
     "exchange_rates": N_("exchange rates"),
     "measurement": N_("measurement"),
 }
-UNIT_LABELS = {"tflops": "TFLOPS", "tops": "TOPS", "gbs": "GB/s", "w": "W", "usd": "USD", "gb": "GB", "year": "", "gpus": ""}
+UNIT_LABELS = {
+    "tflops": "TFLOPS",
+    "tops": "TOPS",
+    "gbs": "GB/s",
+    "w": "W",
+    "usd": "USD",
+    "gb": "GB",
+    "year": "",
+    "gpus": "",
+}
 # units that are words, not symbols: translated where shown
 UNIT_WORDS = {"count": N_("count")}
 # a figure's metric (spec_claims.metric) as the pages name it: the name with spaces

@@ -137,6 +137,55 @@ def test_no_option_combines_listings_of_smaller_machines(db):
     assert (big.required_gb > 405).all() and (big.instance_gpus > 1).all()
 
 
+def test_tensor_parallel_beyond_a_bridge_talks_over_pcie(built_site):
+    """An NVLink bridge joins two cards (NVIDIA's A100 PCIe datasheet: "NVIDIA NVLink Bridge for 2 GPUs: 600 GB/s";
+    RTX A6000: a bridge "connecting two" cards): on a machine of 4 or 8 such cards, a replica split 4 or 8 ways
+    all-reduces over PCIe, and is slower than if the bridge joined them all; split 2 ways it keeps the bridge."""
+    import duckdb
+
+    bridged = ["nvidia-a100-pcie-80gb", "nvidia-a100-pcie-40gb", "nvidia-rtx-a6000-pcie-48gb"]
+    con = duckdb.connect(str(built_site["db"]), read_only=True)
+    try:
+        gpus = con.execute(
+            "select gpu_id, link_gpus, link_gbs, pcie_link_gbs from serving_gpus where gpu_id in ?", [bridged]
+        ).df()
+        assert (gpus.link_gpus == 2).all() and (gpus.link_gbs > gpus.pcie_link_gbs).all(), gpus
+        # a replica's link as the Planner and the calibration take it
+        assert con.execute(
+            """select list(distinct serve_link_gbs(d, link_gbs, link_gpus, pcie_link_gbs) = pcie_link_gbs order by 1)
+               from serving_gpus, unnest([2, 4, 8]) as t(d) where gpu_id in ? group by d > 2 order by d > 2""",
+            [bridged],
+        ).fetchall() == [([False],), ([True],)]
+        machines = con.execute(
+            "select machine_id from rentable_machines where gpu_id in ? and instance_gpus >= 4", [bridged]
+        ).fetchall()
+        q = validate(
+            Question(model="qwen3-32b", precision="bf16", users=32, tier="any", min_tokens_per_user=None),
+            max_contexts(con),
+        )
+        asked = pd.DataFrame(
+            [q.scenario() | {"machine_id": m, "tensor_parallel": d, "machines": 1} for (m,) in machines for d in (2, 4)]
+        )
+        real = plan_options(con, asked)
+        # the same questions if the bridge joined every card of a machine
+        con.execute(
+            """create temp view serving_gpus as
+               select * replace (null::integer as link_gpus) from gpu_atlas.main.serving_gpus"""
+        )
+        joined = plan_options(con, asked)
+    finally:
+        con.close()
+    key = ["machine_id", "tensor_parallel", "machines"]
+    both = real.merge(joined, on=key, suffixes=("", "_joined"))
+    assert len(both) == len(real) == len(joined)
+    wide = both[both.tensor_parallel > 2]
+    assert wide.machine_id.nunique() >= 3, both[key]
+    assert (wide.expected_tokens_per_s_per_user < wide.expected_tokens_per_s_per_user_joined).all()
+    assert (wide.ttft_s > wide.ttft_s_joined).all()
+    pair = both[both.tensor_parallel <= 2]
+    assert (pair.expected_tokens_per_s_per_user == pair.expected_tokens_per_s_per_user_joined).all()
+
+
 def test_any_context_and_load_in_range_is_answered(db):
     """The grid is gone: 8k context and one user, or 50 users, both have options (one H200 or 2 x H100 hold
     70B at FP8)."""

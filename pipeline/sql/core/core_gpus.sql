@@ -36,6 +36,7 @@ figures as (
         max(value) filter (where metric = 'memory_usable') as memory_usable_gb,
         max(value) filter (where metric = 'interconnect_bandwidth') as interconnect_gbs,
         max(value) filter (where metric = 'host_bandwidth') as host_gbs,
+        max(value) filter (where metric = 'interconnect_gpus') as interconnect_gpus,
         max(value) filter (where metric = 'launch_price') as launch_price_usd,
         max(value) filter (where metric = 'release_year') as release_year,
         bool_or(derived_from_sparse) as has_derived_dense
@@ -71,6 +72,7 @@ select
     f.tdp_w,
     f.interconnect_gbs,
     f.host_gbs,
+    cast(f.interconnect_gpus as integer) as interconnect_gpus,
     f.launch_price_usd,
     i.gpus_per_product,
     i.has_tensor_cores,

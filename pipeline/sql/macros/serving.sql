@@ -138,6 +138,16 @@ create or replace macro serve_bound_throughput(input_tokens, output_tokens, u, a
     output_tokens / serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, tflops, bandwidth_gbs,
                                           read_gb) / d;
 
+-- the links a replica of d GPUs all-reduces over: the GPUs' interconnect (NVLink, Infinity Fabric) where it joins
+-- all d of them, else PCIe. A bridge joins two cards (four for a 4-way bridge: link_gpus); tensor parallelism over
+-- more of them runs at the pace of the PCIe hops between the bridged groups. link_gpus NULL: the interconnect joins
+-- every GPU of a machine (NVSwitch, an Infinity Fabric mesh) or there is none (link_gbs is then PCIe already).
+create or replace macro serve_link_gbs(d, link_gbs, link_gpus, pcie_link_gbs) as
+    case when d > link_gpus then pcie_link_gbs else link_gbs end;
+
+create or replace macro serve_allreduce_us(d, allreduce_us, link_gpus) as
+    case when d > link_gpus then param('allreduce_latency_us_pcie') else allreduce_us end;
+
 -- seconds of a step's tensor-parallel communication across d GPUs: two all-reduces per layer (after attention and
 -- after the MLP or the experts) of the step's activations (tokens x hidden x 2 bytes), each a fixed latency plus a
 -- ring's 2 (d - 1) / d of the message over each GPU's links in one direction (half of link_gbs, both directions) at

@@ -49,7 +49,8 @@ est as (
         param('serving_batch') as serving_batch,
         param('gpus_per_node') as node,
         case when g.interconnect_gbs is not null then param('allreduce_latency_us_nvlink')
-             else param('allreduce_latency_us_pcie') end as allreduce_us
+             else param('allreduce_latency_us_pcie') end as allreduce_us,
+        g.interconnect_gpus
     from shaped as s
     join core_models as m using (model_id)
     join core_gpus as g using (gpu_id)
@@ -87,10 +88,12 @@ timed as (
     select
         *,
         read1_gb / (tp1 * memory_bandwidth_gbs) as t1_mem_s,
-        case when tp1 > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as t1_comm_s,
+        case when tp1 > 1 then 2 * layers * serve_allreduce_us(tp1, allreduce_us, interconnect_gpus) / 1e6 else 0 end
+            as t1_comm_s,
         read_batch_gb / (gpus * memory_bandwidth_gbs) as tb_mem_s,
         serving_batch * 2 * active_params_b * 1e9 / (gpus * compute_tflops * 1e12) as tb_compute_s,
-        case when tp > 1 then 2 * layers * allreduce_us / 1e6 else 0 end as tb_comm_s
+        case when tp > 1 then 2 * layers * serve_allreduce_us(tp, allreduce_us, interconnect_gpus) / 1e6 else 0 end
+            as tb_comm_s
     from steps
 ),
 

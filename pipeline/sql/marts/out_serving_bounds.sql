@@ -22,7 +22,8 @@ with m as (
         s.kv_values_per_token_full, s.kv_values_per_token_window, s.sliding_window, s.state_values_per_sequence,
         s.attention_flops_full, s.prefill_attention_flops_full, s.attention_flops_window, s.attention_topk,
         g.name as gpu_name, g.architecture, g.memory_gb, g.usable_memory_gb, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
-        g.allreduce_us, g.link_gbs,
+        serve_allreduce_us(x.tensor_parallel, g.allreduce_us, g.link_gpus) as allreduce_us,
+        serve_link_gbs(x.tensor_parallel, g.link_gbs, g.link_gpus, g.pcie_link_gbs) as link_gbs,
         serve_compute_tflops(s.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
         case when x.kv_format = 'bf16' then param('bytes_bf16') else param('bytes_fp8') end as kv_bytes_bound,

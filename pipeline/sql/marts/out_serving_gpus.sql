@@ -42,5 +42,9 @@ select
          else param('allreduce_latency_us_pcie') end as allreduce_us,
     -- what one GPU's links carry to the others, GB/s in both directions: NVLink or Infinity Fabric where a source
     -- gives it, else its PCIe link as its datasheet prints it (host_gbs), else PCIe 4.0 x16 (pcie_gbs a direction)
-    coalesce(interconnect_gbs, host_gbs, 2 * param('pcie_gbs')) as link_gbs
+    coalesce(interconnect_gbs, host_gbs, 2 * param('pcie_gbs')) as link_gbs,
+    -- how many GPUs that interconnect joins where a bridge joins fewer than a machine holds (2, or 4), and the PCIe
+    -- link beyond them (serve_link_gbs)
+    interconnect_gpus as link_gpus,
+    coalesce(host_gbs, 2 * param('pcie_gbs')) as pcie_link_gbs
 from g

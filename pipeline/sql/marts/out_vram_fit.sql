@@ -7,7 +7,8 @@
 -- Training shards weights, gradients and optimizer states (FSDP / ZeRO-3); each GPU keeps the
 -- activations of its own micro-batch.
 with g as (
-    select gpu_id, usable_memory_gb * param('usable_memory_fraction') as usable_gb_per_gpu, interconnect_gbs is not null as has_gpu_link
+    select gpu_id, usable_memory_gb * param('usable_memory_fraction') as usable_gb_per_gpu, interconnect_gbs is not null as has_gpu_link,
+           interconnect_gpus
     from core_gpus
     where usable_memory_gb is not null
 ),
@@ -39,6 +40,7 @@ needed as (
         g.gpu_id,
         g.usable_gb_per_gpu,
         g.has_gpu_link,
+        g.interconnect_gpus,
         list_min(list_filter(r.counts, d ->
             (not r.serving or r.attention_heads % d = 0)
             and r.fixed_gb + r.grow * (
@@ -84,5 +86,7 @@ select
     valid_degree and fixed_gb + grow * case when serving then (sharded_gb + kv_cache_gb * kv_replication) / gpu_count
                                             else sharded_gb / gpu_count + activations_gb end <= usable_gb_per_gpu as fits,
     coalesce(in_node = 1, false) as fits_one_gpu,
-    case when gpu_count > 1 then has_gpu_link end as multi_gpu_has_link
+    -- a bridge joins two (or four) cards: more of them talk over PCIe
+    case when gpu_count > 1 then has_gpu_link and gpu_count <= coalesce(interconnect_gpus, gpu_count) end
+        as multi_gpu_has_link
 from per_count

@@ -52,7 +52,9 @@ serve_cases as (
         mo.attention_flops_full, mo.prefill_attention_flops_full, mo.attention_flops_window, mo.attention_topk,
         m.machine_id, m.provider, m.offering, m.gpu_id, m.instance_gpus, m.usd_per_hour, m.usd_per_gpu_hour,
         m.pricing_tier, m.statistic, m.price_kind, m.region, m.observed_on, m.observed_date_known,
-        m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs, g.allreduce_us, g.link_gbs,
+        m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
+        serve_allreduce_us(dg.d, g.allreduce_us, g.link_gpus) as allreduce_us,
+        serve_link_gbs(dg.d, g.link_gbs, g.link_gpus, g.pcie_link_gbs) as link_gbs,
         g.serving_figures,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
