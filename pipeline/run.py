@@ -29,7 +29,7 @@ from .sourcefiles import sha256
 
 # a price change re-runs the price inputs and everything downstream of them, plus the source register
 # (a new snapshot is a new source) and the page that lists it
-PRICE_ROOTS = ["raw_prices", "raw_aliases"]
+PRICE_ROOTS = ["raw_prices", "raw_aliases", "raw_clusters"]
 SOURCE_REGISTER = ["core_sources", "pages_sources"]
 # the source folder a price refresh re-reads (each provider's snapshots and alias table); a change anywhere else
 # needs a full build

@@ -16,7 +16,7 @@ from ..errors import Problem
 from .common import ENGINE_FORMATS, NATIVE_FORMATS, PRECISIONS, TIERS, file_columns
 from .measurements import measurements_schema, serving_measurements_schema, training_measurements_schema
 from .models import models_schema
-from .prices import aliases_schema, fx_rates_schema, prices_schema
+from .prices import aliases_schema, clusters_schema, fx_rates_schema, prices_schema
 from .specs import claims_schema, gpus_schema, model_claims_schema, spec_figures_schema
 
 __all__ = ["ENGINE_FORMATS", "NATIVE_FORMATS", "PRECISIONS", "RAW_SCHEMAS", "TIERS", "file_columns", "validate"]
@@ -30,6 +30,7 @@ RAW_SCHEMAS = {
     "prices": prices_schema,
     "fx_rates": fx_rates_schema,
     "aliases": aliases_schema,
+    "clusters": clusters_schema,
     "models": models_schema,
     "measurements": measurements_schema,
     "serving_measurements": serving_measurements_schema,

@@ -1,4 +1,4 @@
-"""Price snapshots, exchange rates and provider GPU aliases."""
+"""Price snapshots, exchange rates, provider GPU aliases and the machines a provider joins into clusters."""
 
 from __future__ import annotations
 
@@ -123,4 +123,25 @@ def aliases_schema(gpu_ids: list[str] | None = None) -> pa.DataFrameSchema:
         },
         unique=["collection", "gpu_name", "gpu_memory_gb"],
         name="aliases",
+    )
+
+
+# the scale-out fabrics a provider joins its machines with, as its documentation names them
+CLUSTER_NETWORKS = ["InfiniBand", "EFA", "RoCE", "GPUDirect-TCPX", "GPUDirect-TCPXO"]
+
+
+def clusters_schema() -> pa.DataFrameSchema:
+    """A provider's offerings that it sells joined into clusters by a scale-out fabric (RDMA between machines, at the
+    offering's listed price): the fabric and its bandwidth per machine, in Gbit/s as documented, all its NICs
+    together."""
+    return pa.DataFrameSchema(
+        {
+            "offering": _col(str, description="the offering as the provider's price files spell it"),
+            "network": _col(str, pa.Check.isin(CLUSTER_NETWORKS)),
+            "network_gbps": _col(float, pa.Check.in_range(100, 30_000), description="Gbit/s per machine"),
+            "document_id": _col(str),
+            "quote": _col(str),
+        },
+        unique=["collection", "offering"],
+        name="clusters",
     )

@@ -154,6 +154,7 @@ KINDS: dict[str, SourceKind] = {
         ),
         SourceKind("fx_rates", "fx/*/*/rates.csv", True, True),
         SourceKind("aliases", "prices/*/aliases.csv", False, False),
+        SourceKind("clusters", "prices/*/clusters.csv", False, True),
         SourceKind("models", "models/*/*/llms.csv", True, True),
         SourceKind("measurements", "measurements/*/*/measurements.csv", True, True),
         SourceKind("serving_measurements", "measurements/*/*/serving.csv", True, True),

@@ -5,6 +5,8 @@
 -- (statistic minimum) are not prices one can plan on, nor is a third-party host's listing on a provider's
 -- marketplace (seller host: RunPod Community Cloud), whose machines come and go with their hosts. A deployment of n GPUs runs on one machine of n GPUs
 -- or more (tensor parallelism needs the GPUs in one host): single-GPU listings are never combined.
+-- A provider that sells an offering's machines joined by a scale-out fabric (core_clusters) lets one replica span
+-- several of them.
 -- Of the regions where an offer has one price, the cheapest is kept (the others are listed in `regions`).
 with eligible as (
     select
@@ -50,6 +52,10 @@ select
     observed_on,
     observed_date_known,
     observed_no_later_than,
-    source_id
+    ranked.source_id,
+    -- the fabric the provider joins such machines with, where it sells them as a cluster (core_clusters)
+    c.network as cluster_network,
+    c.network_gbps as cluster_network_gbps
 from ranked
+left join core_clusters as c using (provider, offering)
 where position = 1
