@@ -354,7 +354,7 @@ def plan_command(
         return
     if serve:
         typer.echo(
-            f"{'#':>3} {'machine (GPUs x TP)':<36} {'provider':<13} {'$/hour':>8} {'tok/s/GPU':>9} "
+            f"{'#':>3} {'machine (GPUs x TP)':<44} {'provider':<13} {'$/hour':>8} {'tok/s/GPU':>9} "
             f"{'tok/s/user':>10} {'TTFT s':>7} {'$/M in':>7} {'$/M out':>8} {'$/M all':>8}  price date"
         )
     else:
@@ -363,12 +363,15 @@ def plan_command(
             f"{'$/job':>10}  price date"
         )
     for o in result["options"]:
-        split = f" (TP {o['tensor_parallel']} x {o['replicas']})" if serve else ""
+        # a replica across machines of a cluster: its pipeline stages and the fabric between them
+        stages = o.get("pipeline_parallel") or 1
+        across = f" PP {stages} {o['cluster_network']}" if serve and stages > 1 else ""
+        split = f" (TP {o['tensor_parallel']}{across} x {o['replicas']})" if serve else ""
         fleet = f"{o['machines']} x " if (o.get("machines") or 1) > 1 else ""
-        machine = f"{fleet}{o['instance_gpus']} x {o['gpu_name']}"[: 36 - len(split)] + split
+        machine = f"{fleet}{o['instance_gpus']} x {o['gpu_name']}"[: 44 - len(split)] + split
         if serve:
             typer.echo(
-                f"{o['rank']:>3} {machine:<36} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
+                f"{o['rank']:>3} {machine:<44} {o['provider'][:13]:<13} {o['usd_per_hour']:>8.2f} "
                 f"{o['throughput_tokens_per_s_per_gpu']:>9,.0f} {o['expected_tokens_per_s_per_user']:>10,.1f} "
                 f"{o['ttft_s']:>7.2f} {o['usd_per_million_input_tokens']:>7.3f} "
                 f"{o['usd_per_million_output_tokens']:>8.3f} {o['usd_per_million_tokens']:>8.3f}  {o['observed_on']}"

@@ -80,6 +80,7 @@ SCENARIO_COLUMNS = {
     "machine_id": "varchar",
     "machines": "integer",
     "tensor_parallel": "integer",
+    "pipeline_parallel": "integer",
 }
 
 

@@ -100,9 +100,7 @@
       var r = el("tr", { id: "planner-option-" + o.rank });
       r.appendChild(el("td", { class: "atlas-rank" }, String(o.rank)));
       r.appendChild(machineCell(o, true));
-      r.appendChild(el("td", {}, o.replicas > 1
-        ? Atlas.t("TP {tp} × {n} replicas", { tp: o.tensor_parallel, n: o.replicas })
-        : Atlas.t("TP {tp}", { tp: o.tensor_parallel })));
+      r.appendChild(el("td", {}, split(o)));
       r.appendChild(el("td", {}, o.provider));
       r.appendChild(el("td", {}, word(o.pricing_tier)));
       r.appendChild(el("td", {}, money(o.usd_per_hour, 2)));
@@ -152,6 +150,15 @@
   }
 
   // "2 machines of 1 × B200 SXM 180 GB" (the count never parted from its ×), with the offer and price kind below
+  // "TP 4 × 2 replicas", or, for a replica across machines of a cluster, "TP 8 across 2 machines (InfiniBand)"
+  function split(o) {
+    var n = { tp: o.tensor_parallel, n: o.replicas, p: o.pipeline_parallel, net: o.cluster_network };
+    if (o.pipeline_parallel > 1) {
+      return o.replicas > 1 ? Atlas.t("TP {tp} across {p} machines ({net}) × {n} replicas", n)
+        : Atlas.t("TP {tp} across {p} machines ({net})", n);
+    }
+    return o.replicas > 1 ? Atlas.t("TP {tp} × {n} replicas", n) : Atlas.t("TP {tp}", n);
+  }
   function machineCell(o, detail) {
     var machine = el("td");
     if (o.machines > 1) machine.appendChild(document.createTextNode(Atlas.t("{k} machines of", { k: o.machines }) + " "));

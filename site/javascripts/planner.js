@@ -27,7 +27,8 @@
     return sql().then(function (e) { return e.plan(scenarios); });
   }
   function scenario(q, extra) {
-    return Object.assign({ tokens: null, machine_id: null, machines: null, tensor_parallel: null }, q, extra || {});
+    return Object.assign({ tokens: null, machine_id: null, machines: null, tensor_parallel: null,
+                          pipeline_parallel: null }, q, extra || {});
   }
   function busy(on) { document.body.dataset.plannerBusy = on ? "1" : "0"; }
   var NUMBERS = { users: "users", input: "input_tokens", output: "output_tokens", context: "context",
@@ -147,13 +148,14 @@
   }
 
   // one option's machine and split as the users double from one per replica (no speed target): plan_options.sql's
-  // rows for that machine_id and tensor_parallel, up to the first load it cannot hold
+  // rows for that machine_id, tensor_parallel and pipeline_parallel, up to the first load it cannot hold
   function curve(q, o) {
     var loads = [];
     for (var users = o.replicas; users <= index.limits.users[1]; users *= 2) loads.push(users);
     return ask(loads.map(function (users) {
       return scenario(q, { users: users, min_tokens_per_user: null, max_ttft_s: null, machine_id: o.machine_id,
-                           machines: o.machines, tensor_parallel: o.tensor_parallel });
+                           machines: o.machines, tensor_parallel: o.tensor_parallel,
+                           pipeline_parallel: o.pipeline_parallel });
     })).then(function (rows) {
       var points = [];
       for (var i = 0; i < loads.length; i++) {

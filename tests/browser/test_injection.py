@@ -29,6 +29,7 @@ FREE_TEXT = {
     "model_claims": ["table_ref", "row_label", "recommended_gpu", "quote"],
     "prices": ["offering", "gpu_name", "region", "note"],
     "aliases": ["gpu_name", "evidence"],
+    "clusters": ["quote"],
     "models": ["name", "family", "developer", "params_note"],
     "measurements": ["model_as_printed", "gpu_as_printed", "engine_build", "quote"],
     "serving_measurements": ["model_as_printed", "gpu_as_printed", "quote"],

@@ -186,6 +186,32 @@ def test_tensor_parallel_beyond_a_bridge_talks_over_pcie(built_site):
     assert (pair.expected_tokens_per_s_per_user == pair.expected_tokens_per_s_per_user_joined).all()
 
 
+def test_a_replica_spans_machines_only_where_the_provider_sells_them_as_a_cluster(db):
+    """DeepSeek R1 at FP8 (about 700 GB) fits no single machine of eight 80 GB GPUs. Where a provider sells such
+    machines joined by a scale-out fabric (AWS documents 3,200 Gbps of EFA per p5.48xlarge; Azure 3.2 Tb/s of
+    InfiniBand per ND H100 v5 VM), one replica takes two of them: tensor parallel over each machine's eight GPUs,
+    two pipeline stages across them, the fabric named. No other offering's machines are ever joined."""
+    opts = options(db, model="deepseek-r1", precision="fp8", users=64, tier="any", min_tokens_per_user=None)
+    clusters = set(db.execute("select provider, offering from clusters").fetchall())
+    across = opts[opts.pipeline_parallel > 1]
+    assert len(across) >= 3
+    assert set(zip(across.provider, across.offering)) <= clusters
+    assert across.cluster_network.notna().all() and (across.tensor_parallel == across.instance_gpus).all()
+    assert (across.machines % across.pipeline_parallel == 0).all()
+    gpus = across.tensor_parallel * across.pipeline_parallel
+    assert (across.replicas == across.machines * across.instance_gpus // gpus).all()
+    assert ((across.users_per_replica - 64 / across.replicas).abs() < 1e-9).all()
+    # the model needs more than one machine of 80 GB GPUs: on them it only runs across machines of a cluster
+    small = opts[opts.gpu_id.isin(["nvidia-h100-sxm-80gb", "nvidia-a100-sxm-80gb"])]
+    assert len(small) and (small.pipeline_parallel > 1).all()
+    assert {"aws", "azure"} <= set(small.provider)
+    alone = opts[opts.pipeline_parallel == 1]
+    assert alone.cluster_network.isna().all()
+    # two stages hold the weights a machine could not: each GPU of a replica holds its share
+    assert (across.required_gb <= across.capacity_gb).all()
+    assert (across.expected_tokens_per_s_per_user <= across.bound_tokens_per_s_per_user).all()
+
+
 def test_any_context_and_load_in_range_is_answered(db):
     """The grid is gone: 8k context and one user, or 50 users, both have options (one H200 or 2 x H100 hold
     70B at FP8)."""

@@ -55,6 +55,8 @@ OPTION_COLUMNS = [
     "gpu_count",
     "instance_gpus",
     "tensor_parallel",
+    "pipeline_parallel",
+    "cluster_network",
     "replicas",
     "provider",
     "offering",

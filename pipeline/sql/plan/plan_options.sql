@@ -8,7 +8,11 @@
 -- workload 'serve': k identical machines of one offer (rentable_machines: one host of instance_gpus GPUs; k from 1 to
 --   64, behind a load balancer: no interconnect between them), each split into replicas of d GPUs (tensor
 --   parallel: d in 1, 2, 4, 8, dividing the attention heads and the machine's GPUs; no more replicas than users);
---   the users are shared evenly by the k x instance_gpus / d replicas.
+--   where the provider sells the offering as a cluster (rentable_machines.cluster_network: a scale-out fabric
+--   between machines), a replica may also span p = 2 or 4 whole machines, tensor parallel within each and p pipeline
+--   stages across them (as published pipeline-parallel figures are expected: p micro-batches a step, each GPU
+--   reading its weights once per micro-batch; the stages hand on activations over the fabric, not counted);
+--   the users are shared evenly by the k x instance_gpus / (d x p) replicas.
 --   Memory per GPU: weights + a cache reserved for max(each user's input + output tokens, one sequence at the
 --   full context) + the runtime overhead (serve_per_gpu_gb). Speeds from the serving model
 --   (pipeline/sql/macros/serving.sql: continuous batching with chunked prefill, serve_expected_step_s) with the
@@ -37,6 +41,9 @@ p as (
 ),
 
 degrees as (select unnest([1, 2, 4, 8]) as d),
+
+-- machines one replica spans: one, or several of an offering sold as a cluster (pipeline stages across them)
+stages as (select unnest([1, 2, 4]) as p),
 
 -- how many identical machines a deployment rents (more machines: more replicas, fewer users each, faster)
 fleet as (select unnest([1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64]) as k),
@@ -79,9 +86,12 @@ serve_cases as (
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction,
         dg.d,
+        st.p,
+        dg.d * st.p as gpr,
+        m.cluster_network, m.cluster_network_gbps,
         fl.k,
-        fl.k * (m.instance_gpus // dg.d) as replicas,
-        s.users / (fl.k * (m.instance_gpus // dg.d)) as u
+        fl.k * (m.instance_gpus // dg.d) // st.p as replicas,
+        s.users / (fl.k * (m.instance_gpus // dg.d) // st.p) as u
     from sc as s
     join serving_models as mo on mo.model_id = s.model_id and mo.format = s.precision
     join rentable_machines as m on (s.tier is null or m.pricing_tier = s.tier)
@@ -91,11 +101,16 @@ serve_cases as (
     left join serving_calibration as ca on ca.engine_family = c.engine_family and ca.model_kind = c.model_kind
         and ca.architecture = g.architecture
     cross join degrees as dg
+    cross join stages as st
     cross join fleet as fl
     cross join p
     where s.workload = 'serve'
         and m.instance_gpus % dg.d = 0 and mo.attention_heads % dg.d = 0
-        and fl.k * (m.instance_gpus // dg.d) <= s.users
+        -- a replica spans whole machines of a cluster, tensor parallel over each one's GPUs
+        and (st.p = 1 or (m.cluster_network is not null and dg.d = m.instance_gpus and fl.k % st.p = 0
+                          and mo.layers >= st.p))
+        and fl.k * (m.instance_gpus // dg.d) // st.p <= s.users
+        and (s.pipeline_parallel is null or st.p = s.pipeline_parallel)
         and (s.machines is null or fl.k = s.machines)
         and (s.machine_id is null or m.machine_id = s.machine_id)
         and (s.tensor_parallel is null or dg.d = s.tensor_parallel)
@@ -119,9 +134,12 @@ serve_memory as (
 serve_fit as (
     select
         *,
-        serve_per_gpu_gb(weights_gb, kv_reserved_gb, replication, d, fixed_gb, overhead_fraction) as per_gpu_required_gb,
-        serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u, kv_mean_gb,
-                           replication) as read_gb,
+        serve_per_gpu_gb(weights_gb, kv_reserved_gb, replication, gpr, fixed_gb, overhead_fraction)
+            as per_gpu_required_gb,
+        -- p stages run p micro-batches of u / p sequences: a GPU reads its weights (and the experts a micro-batch
+        -- touches) once per micro-batch, and each cache once (as out_serving_bounds)
+        p * serve_step_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, u / p, kv_mean_gb,
+                               replication) as read_gb,
         serve_kv_read_gb(u, kv_mean_gb, replication) as kv_read_gb,
         serve_prefill_read_gb(dense_read_gb, expert_gb, moe_layers, num_experts, experts_per_token, input_tokens)
             as prefill_read_gb,
@@ -131,7 +149,7 @@ serve_fit as (
                                    sliding_window, attention_topk, input_tokens, output_tokens) as attention_step_gflop,
         serve_prefill_attention_gflop(prefill_attention_flops_full, attention_flops_window, sliding_window,
                                       attention_topk, input_tokens) as attention_prefill_gflop,
-        serve_comm_s(d, layers, allreduce_us, u * (1 + input_tokens / output_tokens), hidden_size, link_gbs,
+        serve_comm_s(d, layers, allreduce_us, u * (1 + input_tokens / output_tokens) / p, hidden_size, link_gbs,
                      comm_efficiency) as comm_s
     from serve_memory
 ),
@@ -139,17 +157,17 @@ serve_fit as (
 serve_timed as (
     select
         *,
-        serve_expected_step_s(read_gb, kv_read_gb, u, input_tokens, output_tokens, active_params_b, d, memory_bandwidth_gbs,
-                              compute_tflops, decode_efficiency, compute_efficiency, step_overhead_us,
-                              sequence_overhead_us, comm_s, attention_step_gflop, attention_tflops,
+        serve_expected_step_s(read_gb, kv_read_gb, u, input_tokens, output_tokens, active_params_b, gpr,
+                              memory_bandwidth_gbs, compute_tflops, decode_efficiency, compute_efficiency,
+                              step_overhead_us, sequence_overhead_us, comm_s, attention_step_gflop, attention_tflops,
                               overhead_scale) as step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, compute_efficiency, prefill_read_gb,
+        serve_prefill_s(input_tokens, active_params_b, gpr, compute_tflops, compute_efficiency, prefill_read_gb,
                         memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop, attention_tflops) as prefill_s,
-        serve_step_s(read_gb, u, active_params_b, d, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
-        serve_prefill_s(input_tokens, active_params_b, d, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1, 0,
-                        attention_tflops)
+        serve_step_s(read_gb, u, active_params_b, gpr, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
+        serve_prefill_s(input_tokens, active_params_b, gpr, compute_tflops, 1, prefill_read_gb, memory_bandwidth_gbs, 1,
+                        0, attention_tflops)
             as bound_prefill_s,
-        serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, d, compute_tflops,
+        serve_bound_request_s(input_tokens, output_tokens, u, active_params_b, gpr, compute_tflops,
                               memory_bandwidth_gbs, read_gb) as bound_request_s
     from serve_fit
     where per_gpu_required_gb <= usable_gb_per_gpu
@@ -163,11 +181,11 @@ serve_speeds as (
         replicas * output_tokens / bound_request_s as bound_throughput_tokens_per_s,
         least(1 / step_s, 1 / bound_step_s) as expected_tokens_per_s_per_user,
         1 / bound_step_s as bound_tokens_per_s_per_user,
-        serve_first_token_s(prefill_s, step_s, first_token_overhead_ms, d, layers, allreduce_us, input_tokens,
+        serve_first_token_s(prefill_s, step_s, first_token_overhead_ms, d, layers, allreduce_us, input_tokens / p,
                             hidden_size, link_gbs) as ttft_s,
         bound_prefill_s as bound_ttft_s,
         -- the share of the machine's time spent prefilling (the rest decodes)
-        serve_prefill_share(step_s, u, input_tokens, output_tokens, active_params_b, d, compute_tflops,
+        serve_prefill_share(step_s, u, input_tokens, output_tokens, active_params_b, gpr, compute_tflops,
                             compute_efficiency) as prefill_share
     from serve_timed
 ),
@@ -177,7 +195,7 @@ serve_best as (
         *,
         -- of a machine's fleets and splits, the cheapest per token (the fewest machines that meet the targets)
         row_number() over (partition by scenario_id, machine_id
-                           order by k * usd_per_hour / throughput_tokens_per_s, k, d) as split_rank
+                           order by k * usd_per_hour / throughput_tokens_per_s, k, d, p) as split_rank
     from serve_speeds
     where (min_tokens_per_user is null or expected_tokens_per_s_per_user >= min_tokens_per_user)
         and (max_ttft_s is null or ttft_s <= max_ttft_s)
@@ -188,6 +206,8 @@ serve as (
         scenario_id, model_id, model_name, workload, precision, kv_precision, context_tokens, users, input_tokens,
         output_tokens, tokens, tier, engine_family, min_tokens_per_user, max_ttft_s,
         gpu_id, gpu_name, k * instance_gpus as gpu_count, instance_gpus, k as machines, d as tensor_parallel,
+        p as pipeline_parallel, case when p > 1 then cluster_network end as cluster_network,
+        case when p > 1 then cluster_network_gbps end as cluster_network_gbps,
         replicas, u as users_per_replica, machine_id, provider, offering, pricing_tier, statistic, price_kind, region,
         observed_on, observed_date_known, observed_no_later_than, k * usd_per_hour as usd_per_hour, usd_per_gpu_hour,
         compute_mode,
@@ -215,8 +235,8 @@ serve as (
         k * usd_per_hour / (throughput_tokens_per_s * (input_tokens + output_tokens) / output_tokens * 3600) * 1e6
             as usd_per_million_tokens,
         case when prefill_share > 0.5 then 'prefill (compute)'
-             when read_gb / (d * memory_bandwidth_gbs * decode_efficiency)
-                  >= u * 2 * active_params_b * 1e9 / (d * compute_tflops * 1e12 * compute_efficiency)
+             when read_gb / (gpr * memory_bandwidth_gbs * decode_efficiency)
+                  >= u * 2 * active_params_b * 1e9 / (gpr * compute_tflops * 1e12 * compute_efficiency)
              then 'decode (memory bandwidth)' else 'decode (compute)' end as limited_by,
         null::double as job_tokens, null::double as job_hours, null::double as usd_per_job
     from serve_best
