@@ -81,7 +81,21 @@ class Atlas:
                     [[o["machine_id"] for o in answer["options"]]],
                 ).fetchall()
             }
-            answer["sources"] = _sources(con, price_sources | set(model_docs or ()))
+            # a replica across machines of a cluster rests on the provider's document of its fabric too
+            cluster_sources = {
+                s
+                for (s,) in con.execute(
+                    "select distinct source_id from clusters where provider || ' | ' || offering in (select unnest(?))",
+                    [
+                        [
+                            f"{o['provider']} | {o['offering']}"
+                            for o in answer["options"]
+                            if (o.get("pipeline_parallel") or 1) > 1
+                        ]
+                    ],
+                ).fetchall()
+            }
+            answer["sources"] = _sources(con, price_sources | cluster_sources | set(model_docs or ()))
         answer["what_the_numbers_are"] = (
             "expected_* figures are expectations of the serving model calibrated on published measurements; "
             "bound_* figures are upper bounds no deployment exceeds; prices are per machine as listed (usd_per_hour), "

@@ -170,3 +170,37 @@ def test_the_page_answers_the_issue_question_as_the_command_line(server, browser
     assert page.locator("#planner-results table").count() == 0
     assert errors == []
     page.close()
+
+
+def test_a_replica_across_a_clusters_machines_reads_as_the_command_line(server, browser, built_site):
+    """DeepSeek R1 at FP8 fits no machine of eight 80 GB GPUs: the page, running plan_options.sql in the browser,
+    offers the same replicas across two machines of a cluster as the command line, with the fabric named, and draws
+    such an option's load curve (its pipeline stages kept)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "planner/?model=deepseek-r1&precision=fp8&users=64&context=8192&input=2000&output=500")
+    page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
+    answered(page)
+    args = ("--model", "deepseek-r1", "--precision", "fp8", "--context", "8192", "--users", "64")
+    options = cli_plan(built_site["db"], *args, "--input-tokens", "2000", "--output-tokens", "500", "--limit", "100")
+    across = [o for o in options["options"] if (o.get("pipeline_parallel") or 1) > 1]
+    assert across, "the command line offers no replica across machines"
+    o = across[0]
+    # a point past the table's first rows shows every option and marks this one
+    page.locator(f'#planner-chart a[data-rank="{o["rank"]}"]').dispatch_event("click")
+    row = page.locator(f"#planner-option-{o['rank']}.atlas-picked")
+    row.wait_for()
+    cells = row.locator("td")
+    assert (
+        cells.nth(2)
+        .inner_text()
+        .startswith(f"TP {o['tensor_parallel']} across {o['pipeline_parallel']} machines ({o['cluster_network']})")
+    )
+    assert cells.nth(1).inner_text().startswith(f"{o['machines']} machines of {o['instance_gpus']} × {o['gpu_name']}")
+    assert cells.nth(11).inner_text() == f"${o['usd_per_million_tokens']:,.3f}"
+    row.locator(".atlas-curve-button").click()
+    page.wait_for_selector("#planner-results svg.atlas-curve")
+    assert page.locator("#planner-results svg.atlas-curve circle").count() >= 2
+    assert errors == []
+    page.close()

@@ -73,6 +73,12 @@ def test_answers_carry_sources_and_dates(built_site):
         assert row["reference_model_expected_tokens_per_s"] < row["reference_model_bound_tokens_per_s"]
     fit = payload(call(server, "fit", {"model": "gpt-oss-120b", "precision": "fp8"}))
     assert fit["required_gb"] > 60 and fit["sources"]
+    # a replica across machines of a cluster cites the provider's document of the fabric
+    big = payload(call(server, "plan", {"model": "deepseek-r1", "precision": "fp8", "users": 64, "limit": 40}))
+    across = [o for o in big["options"] if (o.get("pipeline_parallel") or 1) > 1]
+    assert across and all(o["cluster_network"] for o in across)
+    cited = {s["source_id"] for s in big["sources"]}
+    assert any("-cluster-" in s for s in cited), cited
 
 
 def test_sql_reads_and_nothing_else(built_site):
