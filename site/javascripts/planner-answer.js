@@ -127,8 +127,12 @@
           tokens: fixed(q.tokens / 1e9, 3), hours: fixed(o.job_hours * factor, 1), cost: money(o.usd_per_job * factor, 0) })));
       return;
     }
-    var split = o.replicas > 1 ? Atlas.t("{n} replicas of {u} users", { n: o.replicas, u: fixed(o.users_per_replica) })
-      : Atlas.t("one replica");
+    // a replica across machines of a cluster says how many, and the fabric that joins them
+    var n = { n: o.replicas, u: fixed(o.users_per_replica), p: o.pipeline_parallel, net: o.cluster_network };
+    var split = o.pipeline_parallel > 1
+      ? (o.replicas > 1 ? Atlas.t("{n} replicas of {u} users, each across {p} machines joined by {net}", n)
+        : Atlas.t("one replica across {p} machines joined by {net}", n))
+      : (o.replicas > 1 ? Atlas.t("{n} replicas of {u} users", n) : Atlas.t("one replica"));
     var values = { users: fixed(q.users), speed: fixed(o.expected_tokens_per_s_per_user, 1), ttft: fixed(o.ttft_s, 2),
                    split: split, input: money(o.usd_per_million_input_tokens, 2), output: money(o.usd_per_million_output_tokens, 2) };
     p.appendChild(document.createTextNode(Number(q.users) === 1

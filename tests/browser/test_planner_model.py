@@ -202,5 +202,15 @@ def test_a_replica_across_a_clusters_machines_reads_as_the_command_line(server, 
     row.locator(".atlas-curve-button").click()
     page.wait_for_selector("#planner-results svg.atlas-curve")
     assert page.locator("#planner-results svg.atlas-curve circle").count() >= 2
+    # Kimi K2 at 16 bits (about 2 TB) fits no single machine: the headline says the replica spans machines
+    page.goto(server + "planner/?model=kimi-k2&precision=bf16&users=32&context=8192&input=2000&output=500")
+    page.wait_for_function("() => document.body.dataset.plannerReady === '1'")
+    answered(page)
+    args = ("--model", "kimi-k2", "--precision", "bf16", "--context", "8192", "--users", "32")
+    best = cli_plan(built_site["db"], *args, "--input-tokens", "2000", "--output-tokens", "500", "--limit", "1")
+    best = best["options"][0]
+    assert best["pipeline_parallel"] > 1
+    across = f"across {best['pipeline_parallel']} machines joined by {best['cluster_network']}"
+    assert across in page.inner_text("#planner-headline")
     assert errors == []
     page.close()
