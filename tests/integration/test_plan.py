@@ -207,6 +207,9 @@ def test_a_replica_spans_machines_only_where_the_provider_sells_them_as_a_cluste
     assert {"aws", "azure"} <= set(small.provider)
     alone = opts[opts.pipeline_parallel == 1]
     assert alone.cluster_network.isna().all()
+    # each says its expectation was never checked across machines
+    assert across.expectation_basis.str.contains("no published figure across machines").all()
+    assert not alone.expectation_basis.str.contains("across machines").any()
     # two stages hold the weights a machine could not: each GPU of a replica holds its share
     assert (across.required_gb <= across.capacity_gb).all()
     assert (across.expected_tokens_per_s_per_user <= across.bound_tokens_per_s_per_user).all()

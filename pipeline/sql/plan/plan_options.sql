@@ -217,7 +217,11 @@ serve as (
              when serving_figures > 0
              then 'calibrated: the engine family''s efficiencies, fitted on published figures that include this architecture'
              else 'not measured: no published serving figure on this architecture; the expectation applies the engine '
-                  || 'family''s efficiencies fitted on other hardware, only the bound is physical' end as expectation_basis,
+                  || 'family''s efficiencies fitted on other hardware, only the bound is physical' end
+        -- a replica across machines: the pipeline-parallel terms are checked within one machine only
+        || case when p > 1 then '; across machines as pipeline stages, as published pipeline-parallel figures within '
+                                || 'one machine are expected (no published figure across machines)' else '' end
+            as expectation_basis,
         per_gpu_required_gb * k * instance_gpus as required_gb,
         usable_gb_per_gpu * k * instance_gpus as capacity_gb,
         throughput_tokens_per_s / (k * instance_gpus) as throughput_tokens_per_s_per_gpu,
