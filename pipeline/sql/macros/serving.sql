@@ -142,11 +142,13 @@ create or replace macro serve_bound_throughput(input_tokens, output_tokens, u, a
 -- all d of them, else PCIe. A bridge joins two cards (four for a 4-way bridge: link_gpus); tensor parallelism over
 -- more of them runs at the pace of the PCIe hops between the bridged groups. link_gpus NULL: the interconnect joins
 -- every GPU of a machine (NVSwitch, an Infinity Fabric mesh) or there is none (link_gbs is then PCIe already).
+create or replace macro serve_link_joins(d, link_gpus) as d <= coalesce(link_gpus, d);
+
 create or replace macro serve_link_gbs(d, link_gbs, link_gpus, pcie_link_gbs) as
-    case when d > link_gpus then pcie_link_gbs else link_gbs end;
+    case when serve_link_joins(d, link_gpus) then link_gbs else pcie_link_gbs end;
 
 create or replace macro serve_allreduce_us(d, allreduce_us, link_gpus) as
-    case when d > link_gpus then param('allreduce_latency_us_pcie') else allreduce_us end;
+    case when serve_link_joins(d, link_gpus) then allreduce_us else param('allreduce_latency_us_pcie') end;
 
 -- seconds of a step's tensor-parallel communication across d GPUs: two all-reduces per layer (after attention and
 -- after the MLP or the experts) of the step's activations (tokens x hidden x 2 bytes), each a fixed latency plus a

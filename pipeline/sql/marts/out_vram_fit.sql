@@ -87,6 +87,6 @@ select
                                             else sharded_gb / gpu_count + activations_gb end <= usable_gb_per_gpu as fits,
     coalesce(in_node = 1, false) as fits_one_gpu,
     -- a bridge joins two (or four) cards: more of them talk over PCIe
-    case when gpu_count > 1 then has_gpu_link and gpu_count <= coalesce(interconnect_gpus, gpu_count) end
+    case when gpu_count > 1 then has_gpu_link and serve_link_joins(gpu_count, interconnect_gpus) end
         as multi_gpu_has_link
 from per_count
