@@ -85,14 +85,9 @@ class Atlas:
             cluster_sources = {
                 s
                 for (s,) in con.execute(
-                    "select distinct source_id from clusters where provider || ' | ' || offering in (select unnest(?))",
-                    [
-                        [
-                            f"{o['provider']} | {o['offering']}"
-                            for o in answer["options"]
-                            if (o.get("pipeline_parallel") or 1) > 1
-                        ]
-                    ],
+                    """select distinct c.source_id from clusters as c join rentable_machines as m using (provider, offering)
+                       where m.machine_id in (select unnest(?))""",
+                    [[o["machine_id"] for o in answer["options"] if (o.get("pipeline_parallel") or 1) > 1]],
                 ).fetchall()
             }
             answer["sources"] = _sources(con, price_sources | cluster_sources | set(model_docs or ()))

@@ -149,7 +149,6 @@
     return t;
   }
 
-  // "2 machines of 1 × B200 SXM 180 GB" (the count never parted from its ×), with the offer and price kind below
   // "TP 4 × 2 replicas", or, for a replica across machines of a cluster, "TP 8 across 2 machines (InfiniBand)"
   function split(o) {
     var n = { tp: o.tensor_parallel, n: o.replicas, p: o.pipeline_parallel, net: o.cluster_network };
@@ -159,6 +158,7 @@
     }
     return o.replicas > 1 ? Atlas.t("TP {tp} × {n} replicas", n) : Atlas.t("TP {tp}", n);
   }
+  // "2 machines of 1 × B200 SXM 180 GB" (the count never parted from its ×), with the offer and price kind below
   function machineCell(o, detail) {
     var machine = el("td");
     if (o.machines > 1) machine.appendChild(document.createTextNode(Atlas.t("{k} machines of", { k: o.machines }) + " "));
