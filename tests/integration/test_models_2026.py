@@ -110,8 +110,10 @@ def test_the_planner_serves_gpt_oss_120b_on_one_h100_in_its_checkpoint_format(bu
     assert answer["precision"] == "native" and answer["weights_format"] == "mxfp4-moe"
     one_h100 = [o for o in answer["options"] if o["gpu_count"] == 1 and o["gpu_id"] == "nvidia-h100-sxm-80gb"]
     assert one_h100 and one_h100[0]["compute_mode"] == "weight-only, 16-bit compute"  # Hopper has no FP4 units
+    # NVIDIA's "Deployment Guide for GPT-OSS on TensorRT-LLM", MoE backend support matrix: B200/GB200/B300/GB300 run
+    # the MXFP4 experts against MXFP8 activations (TRTLLM backend), H200 against BF16 (TRITON): W4A8 at the FP8 rate
     on_b200 = [o for o in answer["options"] if o["gpu_id"].startswith("nvidia-b200")]
-    assert on_b200 and all(o["compute_mode"] == "fp4 (W4A4)" for o in on_b200)
+    assert on_b200 and all(o["compute_mode"] == "fp8 activations, fp4 weights (W4A8)" for o in on_b200)
 
 
 @pytest.mark.parametrize(

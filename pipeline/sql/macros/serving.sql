@@ -52,16 +52,22 @@ create or replace macro serve_step_read_gb(dense_read_gb, expert_gb, moe_layers,
     + serve_kv_read_gb(u, kv_seq_gb, replication);
 
 -- dense peak TFLOPS a weight format computes at: FP8 (W8A8) and FP4 (W4A4) on GPUs with those tensor units,
--- 16-bit elsewhere (the weights are dequantised: weight-only); native_compute comes from core_weight_formats
+-- 16-bit elsewhere (the weights are dequantised: weight-only); native_compute comes from core_weight_formats.
+-- 'mxfp8': FP4 weights against MXFP8 activations (W4A8) on GPUs with FP4 units, at their FP8 rate (the gpt-oss
+-- checkpoint's experts as TensorRT-LLM's default MoE backend on Blackwell and vLLM's FlashInfer kernels run them;
+-- on Hopper they run against BF16 activations: weight-only)
 create or replace macro serve_compute_tflops(native_compute, bf16_tflops, fp8_tflops, fp4_tflops) as
     case when native_compute = 'fp8' and fp8_tflops is not null then fp8_tflops
          when native_compute = 'fp4' and fp4_tflops is not null then fp4_tflops
+         when native_compute = 'mxfp8' and fp4_tflops is not null and fp8_tflops is not null then fp8_tflops
          else bf16_tflops end;
 
 -- ... and how it computes, in words
 create or replace macro serve_compute_mode(format, native_compute, fp8_tflops, fp4_tflops) as
     case when native_compute = 'fp8' and fp8_tflops is not null then 'fp8 (W8A8)'
          when native_compute = 'fp4' and fp4_tflops is not null then 'fp4 (W4A4)'
+         when native_compute = 'mxfp8' and fp4_tflops is not null and fp8_tflops is not null
+             then 'fp8 activations, fp4 weights (W4A8)'
          when format = 'bf16' then '16-bit'
          else 'weight-only, 16-bit compute' end;
 
