@@ -184,6 +184,11 @@ def test_tensor_parallel_beyond_a_bridge_talks_over_pcie(built_site):
     assert (wide.ttft_s > wide.ttft_s_joined).all()
     pair = both[both.tensor_parallel <= 2]
     assert (pair.expected_tokens_per_s_per_user == pair.expected_tokens_per_s_per_user_joined).all()
+    # the pair's expectation rests on a bridge no listing states: its basis says so; over PCIe, nothing to say
+    bridge = "tensor parallel over the cards' NVLink bridge, which the listing does not state"
+    assert pair.expectation_basis.str.contains(bridge, regex=False).all()
+    assert not wide.expectation_basis.str.contains(bridge, regex=False).any()
+    assert not pair.expectation_basis_joined.str.contains(bridge, regex=False).any()  # link_gpus null: NVSwitch-like
 
 
 def test_a_replica_spans_machines_only_where_the_provider_sells_them_as_a_cluster(db):

@@ -62,6 +62,8 @@ serve_cases as (
         m.observed_no_later_than, g.name as gpu_name, g.usable_gb_per_gpu, g.memory_bandwidth_gbs,
         serve_allreduce_us(dg.d, g.allreduce_us, g.link_gpus) as allreduce_us,
         serve_link_gbs(dg.d, g.link_gbs, g.link_gpus, g.pcie_link_gbs) as link_gbs,
+        -- tensor parallelism over a bridged card's NVLink bridge: a listing rarely says whether its cards are bridged
+        dg.d > 1 and g.link_gpus is not null and serve_link_joins(dg.d, g.link_gpus) as over_bridge,
         g.serving_figures,
         serve_compute_tflops(mo.native_compute, g.bf16_compute_tflops, g.fp8_compute_tflops, g.fp4_compute_tflops)
             as compute_tflops,
@@ -221,6 +223,8 @@ serve as (
         -- a replica across machines: the pipeline-parallel terms are checked within one machine only
         || case when p > 1 then '; across machines as pipeline stages, as published pipeline-parallel figures within '
                                 || 'one machine are expected (no published figure across machines)' else '' end
+        || case when over_bridge then '; tensor parallel over the cards'' NVLink bridge, which the listing does not '
+                                      || 'state (over PCIe alone the all-reduces take longer)' else '' end
             as expectation_basis,
         per_gpu_required_gb * k * instance_gpus as required_gb,
         usable_gb_per_gpu * k * instance_gpus as capacity_gb,
