@@ -80,6 +80,17 @@ def frames(text: str = "Ada", serving: bool = True) -> dict[str, pd.DataFrame]:
             per_user_publication_held_out_median_abs_error=[0.2],
             ttft_publication_held_out_median_abs_error=[0.4],
         ),
+        "serving_reproducibility": df(
+            engine_family=["vllm-sglang", text],
+            model_kind=["moe", text],
+            quantity=["ttft", text],
+            deployments=[8, 1],
+            publications=[3, 2],
+            pairs=[8, 1],
+            median_disagreement=[0.29, 0.5],
+            least_error=[0.112, 0.167],
+            publication_held_out_median_abs_error=[0.44, None],
+        ),
         "serving_rows": df(
             snapshot_id=["snap"] * 3,
             title=[text] * 3,
@@ -123,6 +134,8 @@ def test_figures_fill_the_page():
     assert "| llama-2-7b | bf16 | 2 | – | – |" in text
     assert "| llama-3-70b | q4\\_k\\_m | 0 | – | – |" in text
     assert "| Ada | 75% | 2.5 | architecture | 5 | 120 | 62% |" in text
+    # how far publications disagree on one deployment, beside the error held out by publication
+    assert "| vLLM and SGLang, mixture-of-experts models | time to first token | 8 | 3 | 8 | 29% | 11% | 44% |" in text
     assert "| Hopper | – | 3 | default | 0 | 0 | – |" in text
     assert "| Ada | 120 | 5 | 62% | 89% | 8% |" in text
     assert (
@@ -162,6 +175,7 @@ def test_queries_read_public_views_only():
         "decode_calibration",
         "serving_vs_estimate",
         "serving_calibration",
+        "serving_reproducibility",
         "sources",
     }
 

@@ -27,6 +27,11 @@ CHECKS = [
 # out_serving_calibration.sql), to show them in the page's language
 DECODE_SCOPE = re.compile(r"llama\.cpp on (.+)")
 ENGINE_FAMILIES = {"vllm-sglang": N_("vLLM and SGLang"), "tensorrt-llm": "TensorRT-LLM"}
+QUANTITIES = {
+    "throughput": N_("output tokens/s per GPU"),
+    "per_user": N_("tokens/s per user"),
+    "ttft": N_("time to first token"),
+}
 MODEL_KINDS = {"dense": N_("%(engines)s, dense models"), "moe": N_("%(engines)s, mixture-of-experts models")}
 
 
@@ -47,6 +52,15 @@ def serving_label(label, engine_family, model_kind):
     engines, kind = ENGINE_FAMILIES.get(engine_family), MODEL_KINDS.get(model_kind)
     if engines is None or kind is None or kind % {"engines": engines} != label:
         return label
+    return family_label(engine_family, model_kind)
+
+
+def family_label(engine_family, model_kind):
+    """'vLLM and SGLang, dense models' for an engine family and model kind, in the current language (the ids as
+    written where the page knows no words for them)."""
+    engines, kind = ENGINE_FAMILIES.get(engine_family), MODEL_KINDS.get(model_kind)
+    if engines is None or kind is None:
+        return f"{engine_family}, {model_kind}"
     shown = engines if engines == "TensorRT-LLM" else _(engines)  # a name, not translated
     return _(kind) % {"engines": shown}
 
@@ -94,6 +108,7 @@ def context(
     measurements: pd.DataFrame,
     serving_totals: pd.DataFrame,
     serving_calibration: pd.DataFrame,
+    serving_reproducibility: pd.DataFrame,
     serving_rows: pd.DataFrame,
     serving_detail: pd.DataFrame,
 ) -> dict:
@@ -117,6 +132,13 @@ def context(
         "measurements": list(measurements.itertuples(index=False)),
         "serving": next(serving_totals.itertuples(index=False)),
         "serving_calibration": list(serving_calibration.itertuples(index=False)),
+        "serving_reproducibility": [
+            row._replace(
+                engine_family=family_label(row.engine_family, row.model_kind),
+                quantity=_(QUANTITIES[row.quantity]) if row.quantity in QUANTITIES else row.quantity,
+            )
+            for row in serving_reproducibility.itertuples(index=False)
+        ],
         "serving_accuracy": serving_accuracy(serving_rows),
         "serving_detail": list(serving_detail.itertuples(index=False)),
     }
@@ -131,6 +153,7 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         "measurements",
         "serving_totals",
         "serving_calibration",
+        "serving_reproducibility",
         "serving_accuracy",
         "serving_detail",
     )

@@ -45,6 +45,11 @@ from serving_vs_estimate;
 -- the serving efficiencies fitted per engine family and model kind (the family's row, then its architectures')
 select * from serving_calibration order by engine_family, model_kind, architecture nulls first;
 
+-- name: serving_reproducibility
+-- how far publications disagree on the same deployment, beside the expectation's error held out by publication
+select * from serving_reproducibility
+order by engine_family desc, model_kind, case quantity when 'throughput' then 0 when 'per_user' then 1 else 2 end;
+
 -- name: serving_accuracy
 -- throughput figures (no speculative decoding) with their leave-one-GPU-out expectation, and the publication
 -- (source snapshot) each comes from
