@@ -380,41 +380,76 @@ def test_a_long_prompt_pays_its_prefill_and_its_all_reduces_before_its_first_tok
 def test_publications_disagreement_on_one_deployment_is_published_beside_the_error(db):
     """`serving_reproducibility` recomputed here from `serving_vs_estimate` (pandas, not the view's SQL): for each
     deployment two publications measured, each publication's geometric mean there, each pair's max ÷ min − 1, and the
-    median over pairs per engine family, model kind and quantity. The least error is (1 − min ÷ max) ÷ 2 at that
-    median, and the error held out by publication is the calibration's."""
+    median over pairs per engine family, model kind and quantity; the least error (1 − min ÷ max) ÷ 2 at that median;
+    the error held out by publication as the calibration publishes it; and the error in a sweep's shape, each
+    publication's figures of one GPU, model and weight format scaled by their own median measured ÷ expected."""
     import numpy as np
 
     rows = db.execute("""
         select engine_family, model_kind, quantity, source_id, model_id, format, coalesce(kv_format, '') as kv,
                gpu_id, gpu_count, tensor_parallel, pipeline_parallel, engine, scenario,
-               coalesce(concurrency, -1) as concurrency, round(input_tokens) as i, round(output_tokens) as o, measured
+               coalesce(concurrency, -1) as concurrency, round(input_tokens) as i, round(output_tokens) as o, measured,
+               coalesce(expected_capped, expected_ttft) as expected
         from serving_vs_estimate
         where scenario in ('max_throughput', 'concurrency') and not speculative_decoding and current_engine
-            and (quantity = 'throughput' or scenario = 'concurrency')""").df()
-    keys = ["model_id", "format", "kv", "gpu_id", "gpu_count", "tensor_parallel", "pipeline_parallel", "engine",
-            "scenario", "concurrency", "i", "o"]
+            and (quantity = 'throughput' or scenario = 'concurrency') and engine_family <> 'other'""").df()
+    keys = [
+        "model_id",
+        "format",
+        "kv",
+        "gpu_id",
+        "gpu_count",
+        "tensor_parallel",
+        "pipeline_parallel",
+        "engine",
+        "scenario",
+        "concurrency",
+        "i",
+        "o",
+    ]
     group = ["engine_family", "model_kind", "quantity"]
-    per_pub = (rows.assign(log=np.log(rows["measured"])).groupby(group + keys + ["source_id"], as_index=False)["log"]
-               .mean())
-    expected = {}
+    per_pub = (
+        rows.assign(log=np.log(rows["measured"])).groupby(group + keys + ["source_id"], as_index=False)["log"].mean()
+    )
+    pairs = {}
     for name, part in per_pub.groupby(group + keys):
-        values = np.exp(part.sort_values("source_id")["log"].to_numpy())
+        values = np.exp(part["log"].to_numpy())
         for a in range(len(values)):
             for b in range(a + 1, len(values)):
-                expected.setdefault(name[:3], []).append(max(values[a], values[b]) / min(values[a], values[b]) - 1)
-    view = db.execute("""select engine_family, model_kind, quantity, pairs, median_disagreement, least_error,
-                                publication_held_out_median_abs_error from serving_reproducibility""").fetchall()
-    assert {(f, k, q) for f, k, q, *_ in view} == set(expected)
-    calibration = {(f, k): (t, u, ft) for f, k, t, u, ft in db.execute("""
+                pairs.setdefault(name[:3], []).append(max(values[a], values[b]) / min(values[a], values[b]) - 1)
+    rows["log_ratio"] = np.log(rows["measured"] / rows["expected"])
+    rows["own_scale"] = np.exp(
+        rows.groupby(group + ["source_id", "gpu_id", "model_id", "format"])["log_ratio"].transform("median")
+    )
+    shape = {
+        name: float((part["expected"] * part["own_scale"] / part["measured"] - 1).abs().median())
+        for name, part in rows.groupby(group)
+    }
+    view = db.execute("""select engine_family, model_kind, quantity, figures, pairs, median_disagreement, least_error,
+                                publication_held_out_median_abs_error, sweep_shape_error
+                         from serving_reproducibility""").fetchall()
+    assert {(f, k, q) for f, k, q, *_ in view} == set(shape)
+    calibration = {
+        (f, k): (t, u, ft)
+        for f, k, t, u, ft in db.execute("""
         select engine_family, model_kind, publication_held_out_median_abs_error,
                per_user_publication_held_out_median_abs_error, ttft_publication_held_out_median_abs_error
-        from serving_calibration where architecture is null""").fetchall()}
-    for f, k, q, pairs, disagreement, least, held_out in view:
-        assert pairs == len(expected[(f, k, q)])
-        assert disagreement == pytest.approx(float(np.median(expected[(f, k, q)])), rel=1e-9)
-        assert least == pytest.approx(disagreement / (2 * (1 + disagreement)))
+        from serving_calibration where architecture is null""").fetchall()
+    }
+    for f, k, q, figures, n_pairs, disagreement, least, held_out, sweep in view:
+        assert figures == len(rows[(rows.engine_family == f) & (rows.model_kind == k) & (rows.quantity == q)])
         assert held_out == pytest.approx(calibration[(f, k)][("throughput", "per_user", "ttft").index(q)])
+        assert sweep == pytest.approx(shape[(f, k, q)], rel=1e-9)
+        if (f, k, q) not in pairs:
+            assert n_pairs == 0 and disagreement is None and least is None
+            continue
+        assert n_pairs == len(pairs[(f, k, q)])
+        assert disagreement == pytest.approx(float(np.median(pairs[(f, k, q)])), rel=1e-9)
+        assert least == pytest.approx(disagreement / (2 * (1 + disagreement)))
+    by_key = {r[:3]: r for r in view}
     # NVIDIA's successive releases of its TensorRT-LLM tables agree within a few percent on a dense deployment they
     # share (the median of 200-odd pairs), far less than the expectation's error held out by publication
-    trt_dense = next(r for r in view if r[:3] == ("tensorrt-llm", "dense", "throughput"))
-    assert trt_dense[3] >= 100 and trt_dense[4] < 0.08 and trt_dense[6] > trt_dense[5]
+    trt_dense = by_key[("tensorrt-llm", "dense", "throughput")]
+    assert trt_dense[4] >= 100 and trt_dense[5] < 0.08 and trt_dense[7] > trt_dense[6]
+    # the shape of a throughput sweep is right to within 15% once its level is its own, for every family and kind
+    assert all(r[8] < 0.15 for r in view if r[2] == "throughput")

@@ -84,12 +84,14 @@ def frames(text: str = "Ada", serving: bool = True) -> dict[str, pd.DataFrame]:
             engine_family=["vllm-sglang", text],
             model_kind=["moe", text],
             quantity=["ttft", text],
+            figures=[234, 3],
             deployments=[8, 1],
             publications=[3, 2],
             pairs=[8, 1],
             median_disagreement=[0.29, 0.5],
             least_error=[0.112, 0.167],
             publication_held_out_median_abs_error=[0.44, None],
+            sweep_shape_error=[0.254, 0.1],
         ),
         "serving_rows": df(
             snapshot_id=["snap"] * 3,
@@ -135,7 +137,9 @@ def test_figures_fill_the_page():
     assert "| llama-3-70b | q4\\_k\\_m | 0 | – | – |" in text
     assert "| Ada | 75% | 2.5 | architecture | 5 | 120 | 62% |" in text
     # how far publications disagree on one deployment, beside the error held out by publication
-    assert "| vLLM and SGLang, mixture-of-experts models | time to first token | 8 | 3 | 8 | 29% | 11% | 44% |" in text
+    assert (
+        "| vLLM and SGLang, mixture-of-experts models | time to first token | 234 | 8 | 3 | 8 | 29% | 11% | 44% | 25% |"
+    ) in text
     assert "| Hopper | – | 3 | default | 0 | 0 | – |" in text
     assert "| Ada | 120 | 5 | 62% | 89% | 8% |" in text
     assert (

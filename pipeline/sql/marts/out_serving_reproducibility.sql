@@ -6,8 +6,9 @@
 -- geometric mean of its figures there; each pair of publications then disagrees by max(a / b, b / a) - 1. No
 -- expectation is nearer to both figures of a pair than (1 - min / max) / 2 on average (least_error): where
 -- publications disagree by 30%, an error of 12% is the floor, not a fault of the model. Figures scored as the
--- calibration scores them (per-user speeds and first tokens at a stated concurrency only). One row per engine family,
--- model kind and quantity with at least one such pair.
+-- calibration scores them (per-user speeds and first tokens at a stated concurrency only). Beside them, the error left
+-- in the shape of each sweep once its level is set aside (sweep_shape_error). One row per calibrated engine family,
+-- model kind and quantity (the pair columns empty where no two publications measured one deployment).
 with figures as (
     select engine_family, model_kind, quantity, source_id, model_id, format, coalesce(kv_format, '') as kv_format,
            gpu_id, gpu_count, tensor_parallel, pipeline_parallel, engine, scenario, coalesce(concurrency, -1) as concurrency,
@@ -35,12 +36,25 @@ pairs as (
         and b.source_id > a.source_id
 ),
 
-errors as (
-    select engine_family, model_kind, quantity,
-           median(abs(expected_without_publication / measured - 1)) as publication_held_out_median_abs_error
+-- the expectation's error on a publication it was not fitted on, and what is left of its error (fitted without the
+-- figure's GPU) once each publication's figures of one GPU, model and weight format are given their own scale (the
+-- median of their measured / expected): the error in the shape of a sweep across concurrency, lengths and
+-- parallelism, its level aside
+scored as (
+    select engine_family, model_kind, quantity, measured, expected_without_publication,
+           coalesce(expected_capped, expected_ttft) as expected,
+           exp(median(ln(measured / coalesce(expected_capped, expected_ttft))) over (
+               partition by engine_family, model_kind, quantity, source_id, gpu_id, model_id, format)) as own_scale
     from out_serving_estimates
     where scenario in ('max_throughput', 'concurrency') and not speculative_decoding and current_engine
-        and (quantity = 'throughput' or scenario = 'concurrency')
+        and (quantity = 'throughput' or scenario = 'concurrency') and engine_family <> 'other'
+),
+
+errors as (
+    select engine_family, model_kind, quantity, count(*) as figures,
+           median(abs(expected_without_publication / measured - 1)) as publication_held_out_median_abs_error,
+           median(abs(expected * own_scale / measured - 1)) as sweep_shape_error
+    from scored
     group by all
 ),
 
@@ -55,9 +69,11 @@ summary as (
     group by all
 )
 
-select s.engine_family, s.model_kind, s.quantity, s.deployments, s.publications, s.pairs, s.median_disagreement,
+select e.engine_family, e.model_kind, e.quantity, e.figures,
+       coalesce(s.deployments, 0) as deployments, coalesce(s.publications, 0) as publications,
+       coalesce(s.pairs, 0) as pairs, s.median_disagreement,
        s.median_disagreement / (2 * (1 + s.median_disagreement)) as least_error,
-       e.publication_held_out_median_abs_error
-from summary as s
-left join errors as e using (engine_family, model_kind, quantity)
+       e.publication_held_out_median_abs_error, e.sweep_shape_error
+from errors as e
+left join summary as s using (engine_family, model_kind, quantity)
 order by all
