@@ -93,6 +93,8 @@ RULES: dict[str, Rule] = {
     "serving_fit_window_days": _n(30, 3_650, True),
     "serving_architecture_min_publications": _n(1, 100, True),
     "serving_architecture_min_gpus": _n(1, 100, True),
+    "serving_model_level_min_figures": _n(1, 1_000, True),
+    "serving_model_level_min_gpus": _n(1, 100, True),
     "serving_decode_efficiency_default": _n(0.01, 1.0),
     "serving_compute_efficiency_default": _n(0.01, 1.0),
     "min_calibration_points": _n(1, 1000, True),

@@ -257,7 +257,8 @@ def plan(database, question: Question, limit: int | None = 20) -> dict:
 
 def error_note(option: dict) -> str:
     """How far the first option's kind of expectation was from published figures the calibration did not see (the
-    median held out by publication, serving_calibration), and that the bounds are firm."""
+    median held out by publication, serving_calibration), the model's measured level where its own figures give one
+    (serving_model_levels), and that the bounds are firm."""
     parts = [
         f"{option[key]:.0%} on {what}"
         for key, what in (
@@ -268,6 +269,9 @@ def error_note(option: dict) -> str:
         if option.get(key) is not None
     ]
     said = "; ".join(parts) if parts else "not measured"
+    level = option.get("model_level")
+    measured = f"; this model at {level:.2f}x the family's expectation, as its own figures put it" if level else ""
     return (
-        f"expected speeds, median error on publications the calibration did not see: {said}; bounds are firm (--json)"
+        f"expected speeds, median error on publications the calibration did not see: {said}{measured}; "
+        "bounds are firm (--json)"
     )

@@ -462,3 +462,43 @@ def test_one_lora_speed_on_the_planner_the_training_estimates_and_fit(db, built_
     assert cli["train_tokens_per_s_per_gpu"] == pytest.approx(estimate, rel=1e-9)
     full = options(db, model="llama-3.1-8b", workload="full")
     assert full[full.gpu_id == "nvidia-h100-sxm-80gb"].throughput_tokens_per_s_per_gpu.max() < estimate
+
+
+def test_a_measured_models_speed_is_its_level_times_the_familys(db):
+    """Where a model's own published figures with an engine family and weights give it a level
+    (serving_model_levels: SGLang and vLLM run DeepSeek R1 at FP8 faster than the family's typical model, TensorRT-LLM
+    gpt-oss-120b slower), the Planner divides its step time by that level: every option's per-user speed is the
+    level times the one the family's expectation alone gives (where neither reaches the bound), the option says so
+    in its expectation_basis and model_level, and a model without such figures has neither."""
+    levels = dict(
+        ((f, m, w), lvl)
+        for f, m, w, lvl in db.execute(
+            "select engine_family, model_id, weights, level from serving_model_levels"
+        ).fetchall()
+    )
+    cases = [("deepseek-r1", "fp8", "vllm-sglang", 64), ("gpt-oss-120b", None, "tensorrt-llm", 200)]
+    for model, precision, engine, users in cases:
+        kw = {"precision": precision} if precision else {}
+        real = options(db, model=model, users=users, engine=engine, tier="any", min_tokens_per_user=None, **kw)
+        weights = "fp8" if precision else "mxfp4-moe"
+        level = levels[(engine, model, weights)]
+        assert abs(level - 1) > 0.1, level  # a level that changes the answer
+        db.execute("""create or replace temp view serving_model_levels as
+                      select * from gpu_atlas.main.serving_model_levels where false""")
+        try:
+            family = options(db, model=model, users=users, engine=engine, tier="any", min_tokens_per_user=None, **kw)
+        finally:
+            db.execute("drop view serving_model_levels")
+        key = ["machine_id", "tensor_parallel", "pipeline_parallel", "machines"]
+        both = real.merge(family, on=key, suffixes=("", "_family"))
+        unbound = both[
+            (both.expected_tokens_per_s_per_user < both.bound_tokens_per_s_per_user * 0.999)
+            & (both.expected_tokens_per_s_per_user_family < both.bound_tokens_per_s_per_user * 0.999)
+        ]
+        assert len(unbound) >= 10, (model, len(both))
+        ratio = unbound.expected_tokens_per_s_per_user / unbound.expected_tokens_per_s_per_user_family
+        assert ratio.sub(level).abs().max() < 1e-9, (model, ratio.describe())
+        assert (both.model_level == level).all()
+        assert both.expectation_basis.str.contains(f"{level:.2f} times the family's expectation", regex=False).all()
+        assert both.model_level_family.isna().all()
+        assert not both.expectation_basis_family.str.contains("times the family's expectation").any()

@@ -453,3 +453,44 @@ def test_publications_disagreement_on_one_deployment_is_published_beside_the_err
     assert trt_dense[4] >= 100 and trt_dense[5] < 0.08 and trt_dense[7] > trt_dense[6]
     # the shape of a throughput sweep is right to within 15% once its level is its own, for every family and kind
     assert all(r[8] < 0.15 for r in view if r[2] == "throughput")
+
+
+def test_a_models_level_comes_only_from_figures_its_held_out_expectation_did_not_see(db):
+    """A model's measured level (out_serving_levels) held out with a figure's GPU or publication is taken from the
+    model's other figures only: recomputed here from serving_vs_estimate, a figure has a level without its
+    publication exactly where the model's figures with the engine family and weights in *other* publications number
+    at least serving_model_level_min_figures on at least serving_model_level_min_gpus GPUs (and likewise without its
+    GPU); a level is never taken from one GPU alone."""
+    min_figures, min_gpus = (
+        int(float(v))
+        for (v,) in db.execute(
+            """select value from parameters where name in ('serving_model_level_min_figures',
+                                                           'serving_model_level_min_gpus') order by name"""
+        ).fetchall()
+    )
+    rows = db.execute("""
+        select measurement_id, engine_family, model_id, replace(format, 'fp8-block', 'fp8') as weights, gpu_id,
+               source_id, quantity, scenario, model_level, model_level_without_publication
+        from serving_vs_estimate
+        where engine_family <> 'other' and not speculative_decoding and current_engine
+            and scenario in ('max_throughput', 'concurrency')""").df()
+    counted = rows[(rows.quantity == "throughput") | ((rows.quantity == "per_user") & (rows.scenario == "concurrency"))]
+    checked = {"publication": 0, "gpu": 0, "with": 0}
+    for _, r in rows.iterrows():
+        same = counted[
+            (counted.engine_family == r.engine_family)
+            & (counted.model_id == r.model_id)
+            & (counted.weights == r.weights)
+        ]
+        for held, column, level in (
+            ("publication", "source_id", r.model_level_without_publication),
+            ("gpu", "gpu_id", r.model_level),
+        ):
+            others = same[same[column] != r[column]]
+            expected = len(others) >= min_figures and others.gpu_id.nunique() >= min_gpus
+            assert (level == level and level is not None) == expected, (r.measurement_id, held, len(others))
+            checked[held] += 1
+            checked["with"] += expected
+    assert checked["with"] >= 1000, checked
+    levels = db.execute("select min(gpus), min(figures) from out_serving_levels").fetchone()
+    assert levels[0] >= min_gpus and levels[1] >= min_figures

@@ -80,6 +80,15 @@ def frames(text: str = "Ada", serving: bool = True) -> dict[str, pd.DataFrame]:
             per_user_publication_held_out_median_abs_error=[0.2],
             ttft_publication_held_out_median_abs_error=[0.4],
         ),
+        "serving_levels": df(
+            engine_family=["vllm-sglang", text],
+            model_id=["deepseek-r1", text],
+            weights=["fp8", text],
+            level=[1.216, 0.5],
+            figures=[214, 3],
+            gpus=[6, 2],
+            publications=[5, 1],
+        ),
         "serving_reproducibility": df(
             engine_family=["vllm-sglang", text],
             model_kind=["moe", text],
@@ -136,6 +145,8 @@ def test_figures_fill_the_page():
     assert "| llama-2-7b | bf16 | 2 | – | – |" in text
     assert "| llama-3-70b | q4\\_k\\_m | 0 | – | – |" in text
     assert "| Ada | 75% | 2.5 | architecture | 5 | 120 | 62% |" in text
+    # a model's own level with an engine family
+    assert "| vLLM and SGLang | deepseek-r1 | fp8 | 1.22 | 214 | 6 | 5 |" in text
     # how far publications disagree on one deployment, beside the error held out by publication
     assert (
         "| vLLM and SGLang, mixture-of-experts models | time to first token | 234 | 8 | 3 | 8 | 29% | 11% | 44% | 25% |"
@@ -179,6 +190,7 @@ def test_queries_read_public_views_only():
         "decode_calibration",
         "serving_vs_estimate",
         "serving_calibration",
+        "serving_model_levels",
         "serving_reproducibility",
         "sources",
     }

@@ -55,14 +55,21 @@ def serving_label(label, engine_family, model_kind):
     return family_label(engine_family, model_kind)
 
 
+def family_name(engine_family):
+    """'vLLM and SGLang' or 'TensorRT-LLM' in the current language (an id the page knows no words for as written)."""
+    engines = ENGINE_FAMILIES.get(engine_family)
+    if engines is None:
+        return engine_family
+    return engines if engines == "TensorRT-LLM" else _(engines)  # a name, not translated
+
+
 def family_label(engine_family, model_kind):
     """'vLLM and SGLang, dense models' for an engine family and model kind, in the current language (the ids as
     written where the page knows no words for them)."""
     engines, kind = ENGINE_FAMILIES.get(engine_family), MODEL_KINDS.get(model_kind)
     if engines is None or kind is None:
         return f"{engine_family}, {model_kind}"
-    shown = engines if engines == "TensorRT-LLM" else _(engines)  # a name, not translated
-    return _(kind) % {"engines": shown}
+    return _(kind) % {"engines": family_name(engine_family)}
 
 
 def accuracy(rows: pd.DataFrame) -> dict:
@@ -108,6 +115,7 @@ def context(
     measurements: pd.DataFrame,
     serving_totals: pd.DataFrame,
     serving_calibration: pd.DataFrame,
+    serving_levels: pd.DataFrame,
     serving_reproducibility: pd.DataFrame,
     serving_rows: pd.DataFrame,
     serving_detail: pd.DataFrame,
@@ -132,6 +140,9 @@ def context(
         "measurements": list(measurements.itertuples(index=False)),
         "serving": next(serving_totals.itertuples(index=False)),
         "serving_calibration": list(serving_calibration.itertuples(index=False)),
+        "serving_levels": [
+            row._replace(engine_family=family_name(row.engine_family)) for row in serving_levels.itertuples(index=False)
+        ],
         "serving_reproducibility": [
             row._replace(
                 engine_family=family_label(row.engine_family, row.model_kind),
@@ -153,6 +164,7 @@ def render(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         "measurements",
         "serving_totals",
         "serving_calibration",
+        "serving_levels",
         "serving_reproducibility",
         "serving_accuracy",
         "serving_detail",

@@ -45,6 +45,10 @@ from serving_vs_estimate;
 -- the serving efficiencies fitted per engine family and model kind (the family's row, then its architectures')
 select * from serving_calibration order by engine_family, model_kind, architecture nulls first;
 
+-- name: serving_levels
+-- the models whose own figures give them a level with an engine family and weights
+select * from serving_model_levels order by engine_family desc, level, model_id;
+
 -- name: serving_reproducibility
 -- how far publications disagree on the same deployment, beside the expectation's error held out by publication
 select * from serving_reproducibility

@@ -88,6 +88,7 @@ OPTION_COLUMNS = [
     "expected_throughput_error",
     "expected_per_user_error",
     "expected_ttft_error",
+    "model_level",
 ]
 # the default question's options as the page's script reads them (api/v1/plan/default.json: every option, for the
 # chart's points, the filters and the rows past the table's first ones): what the table, headline and chart show

@@ -77,6 +77,12 @@ create or replace macro serve_compute_mode(format, native_compute, fp8_tflops, f
 create or replace macro serve_attention_tflops(kv_format, bf16_tflops, fp8_tflops) as
     case when kv_format = 'fp8' and fp8_tflops is not null then fp8_tflops else bf16_tflops end;
 
+-- the weights a model's measured level (out_serving_levels) is kept for: the format, FP8 with per-tensor and with
+-- 128 x 128 block scales counted as one (the same bytes to 0.002 bits and the same FP8 kernels; publications label
+-- DeepSeek's block-scaled checkpoint either way)
+create or replace macro serve_weight_class(format) as
+    case when format = 'fp8-block' then 'fp8' else format end;
+
 -- seconds of one decode step with no prompt beside it: its reads at e_bw of peak bandwidth or its compute (2 FLOPs
 -- per active parameter per sequence) at e_fl of dense peak, whichever is longer (the bound of a user's speed: e = 1)
 create or replace macro serve_step_s(read_gb, u, active_params_b, d, bandwidth_gbs, tflops, e_bw, e_fl) as

@@ -4,23 +4,11 @@
 -- expectation never exceeds the bound. Throughput is output tokens per second per GPU (u / step per replica),
 -- per-user speed 1 / step, time to first token the prefill at the fitted efficiencies, its all-reduces and one step
 -- (serve_first_token_s) plus the fitted fixed part of the first token (first_token_overhead_ms). Each at its
--- architecture's shares where the fit has them.
+-- architecture's shares where the fit has them (out_serving_shares), its step time divided by the model's measured
+-- level where the same fit gives one (out_serving_levels: from the model's figures on other GPUs, or in other
+-- publications).
 
--- a fit's shares for each architecture: its own where it has them (out_serving_fits), else the group's
-with fits as (
-    select f.* replace (coalesce(a.decode_efficiency, f.decode_efficiency) as decode_efficiency,
-                        coalesce(a.compute_efficiency, f.compute_efficiency) as compute_efficiency,
-                        g.architecture as architecture)
-    from out_serving_fits as f
-    cross join (select distinct architecture from out_serving_bounds) as g
-    left join out_serving_fits as a
-        on a.engine_family = f.engine_family and a.model_kind = f.model_kind and a.architecture = g.architecture
-        and a.held_out_gpu_id is not distinct from f.held_out_gpu_id
-        and a.held_out_source_id is not distinct from f.held_out_source_id
-    where f.architecture is null
-),
-
-e as (
+with e as (
     select
         b.*,
         coalesce(f.decode_efficiency, param('serving_decode_efficiency_default')) as decode_efficiency,
@@ -36,14 +24,23 @@ e as (
         coalesce(p.sequence_overhead_us, 0) as p_sequence_overhead_us,
         coalesce(p.comm_efficiency, 1) as p_comm_efficiency,
         coalesce(p.first_token_overhead_ms, 0) as p_first_token_overhead_ms,
-        p.engine_family is not null as calibrated_without_this_publication
+        p.engine_family is not null as calibrated_without_this_publication,
+        lg.level as model_level,
+        lp.level as model_level_without_publication
     from out_serving_bounds as b
-    left join fits as f
+    left join out_serving_shares as f
         on f.engine_family = b.engine_family and f.model_kind = b.model_kind and f.held_out_gpu_id = b.gpu_id
         and f.architecture = b.architecture
-    left join fits as p
+    left join out_serving_shares as p
         on p.engine_family = b.engine_family and p.model_kind = b.model_kind and p.held_out_source_id = b.source_id
         and p.architecture = b.architecture
+    -- the model's measured level from the same fits (without the GPU; without the publication)
+    left join out_serving_levels as lg
+        on lg.engine_family = b.engine_family and lg.model_id = b.model_id
+        and lg.weights = serve_weight_class(b.format) and lg.held_out_gpu_id = b.gpu_id
+    left join out_serving_levels as lp
+        on lp.engine_family = b.engine_family and lp.model_id = b.model_id
+        and lp.weights = serve_weight_class(b.format) and lp.held_out_source_id = b.source_id
 ),
 
 t as (
@@ -54,7 +51,7 @@ t as (
                               compute_efficiency, step_overhead_us, sequence_overhead_us,
                               serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
                                            comm_efficiency), attention_step_gflop,
-                              attention_tflops, overhead_scale) as step_s,
+                              attention_tflops, overhead_scale) / coalesce(model_level, 1) as step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, compute_efficiency,
                         prefill_read_gb, memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop,
                         attention_tflops) as prefill_s,
@@ -63,7 +60,7 @@ t as (
                               p_compute_efficiency, p_step_overhead_us, p_sequence_overhead_us,
                               serve_comm_s(tensor_parallel, layers, allreduce_us, comm_tokens, hidden_size, link_gbs,
                                            p_comm_efficiency), attention_step_gflop,
-                              attention_tflops, overhead_scale)
+                              attention_tflops, overhead_scale) / coalesce(model_level_without_publication, 1)
             as p_step_s,
         serve_prefill_s(input_tokens, active_params_b, gpus_per_replica, compute_tflops, p_compute_efficiency,
                         prefill_read_gb, memory_bandwidth_gbs, p_decode_efficiency, attention_prefill_gflop,
@@ -95,7 +92,7 @@ select
             input_tokens / pipeline_parallel, hidden_size, link_gbs))
     end as expected_without_publication,
     decode_efficiency, compute_efficiency, step_overhead_us, sequence_overhead_us, comm_efficiency,
-    first_token_overhead_ms, calibrated_without_this_gpu,
+    first_token_overhead_ms, model_level, model_level_without_publication, calibrated_without_this_gpu,
     calibrated_without_this_publication,
     published_on, current_engine,
     quote, source_id, source_file, source_row

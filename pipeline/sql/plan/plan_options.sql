@@ -2,8 +2,8 @@
 -- kv_precision, context_tokens, users, input_tokens, output_tokens, tokens, tier, engine_family,
 -- min_tokens_per_user, max_ttft_s; a NULL tier means every tier; machine_id and tensor_parallel, when set, keep
 -- that machine and split only: an option's load curve). Reads only public views (serving_models, serving_gpus,
--- rentable_machines, serving_calibration, vram_fit, models, parameters); the Planner's page runs this same text
--- in the browser (DuckDB-WASM) over the same views' rows (api/v1/plan/tables/).
+-- rentable_machines, serving_calibration, serving_model_levels, vram_fit, models, parameters); the Planner's page
+-- runs this same text in the browser (DuckDB-WASM) over the same views' rows (api/v1/plan/tables/).
 --
 -- workload 'serve': k identical machines of one offer (rentable_machines: one host of instance_gpus GPUs; k from 1 to
 --   64, behind a load balancer: no interconnect between them), each split into replicas of d GPUs (tensor
@@ -17,11 +17,12 @@
 --   full context) + the runtime overhead (serve_per_gpu_gb). Speeds from the serving model
 --   (pipeline/sql/macros/serving.sql: continuous batching with chunked prefill, serve_expected_step_s) with the
 --   efficiencies and overheads calibrated for the engine family and the model's kind (dense or mixture of
---   experts: serving_calibration); the bound at 100% of peak. Of a machine's fitting splits that meet the targets,
---   the one with the most throughput. The machine's hour is split between input and output tokens by the time
---   each takes in a step (serve_prefill_share): the prompt tokens' compute buys the input tokens, the rest the
---   output tokens. Ranked by $ per million
---   tokens at the stated input:output ratio (equivalently, $ per request).
+--   experts: serving_calibration), the step time divided by the model's measured level where its own figures with
+--   the engine family and weights give one (serving_model_levels); the bound at 100% of peak. Of a machine's
+--   fitting splits that meet the targets, the one with the most throughput. The machine's hour is split between
+--   input and output tokens by the time each takes in a step (serve_prefill_share): the prompt tokens' compute buys
+--   the input tokens, the rest the output tokens. Ranked by $ per million tokens at the stated input:output ratio
+--   (equivalently, $ per request).
 -- workload 'full' | 'lora' | 'qlora' | 'pretrain': fine-tune or pre-train on `tokens` tokens on one machine,
 --   every GPU of it sharding the model (vram_fit at the machine's GPU count: full and pretrain with selective
 --   recomputation, LoRA/QLoRA without recomputation where the machine holds the activations, else with full);
@@ -85,6 +86,8 @@ serve_cases as (
         coalesce(ca.ttft_publication_held_out_median_abs_error, c.ttft_publication_held_out_median_abs_error)
             as expected_ttft_error,
         c.step_overhead_us, c.sequence_overhead_us, c.comm_efficiency, c.first_token_overhead_ms,
+        -- how fast the engine family runs this model, measured: its own figures' level (serving_model_levels)
+        ml.level as model_level, ml.figures as model_level_figures,
         case s.kv_precision when 'fp8' then p.bytes_fp8 else p.bytes_bf16 end as kv_bytes,
         p.fixed_gb, p.overhead_fraction,
         dg.d,
@@ -102,6 +105,8 @@ serve_cases as (
         and c.model_kind = case when mo.is_moe then 'moe' else 'dense' end and c.architecture is null
     left join serving_calibration as ca on ca.engine_family = c.engine_family and ca.model_kind = c.model_kind
         and ca.architecture = g.architecture
+    left join serving_model_levels as ml on ml.engine_family = s.engine_family and ml.model_id = s.model_id
+        and ml.weights = serve_weight_class(mo.resolved_format)
     cross join degrees as dg
     cross join stages as st
     cross join fleet as fl
@@ -162,7 +167,7 @@ serve_timed as (
         serve_expected_step_s(read_gb, kv_read_gb, u, input_tokens, output_tokens, active_params_b, gpr,
                               memory_bandwidth_gbs, compute_tflops, decode_efficiency, compute_efficiency,
                               step_overhead_us, sequence_overhead_us, comm_s, attention_step_gflop, attention_tflops,
-                              overhead_scale) as step_s,
+                              overhead_scale) / coalesce(model_level, 1) as step_s,
         serve_prefill_s(input_tokens, active_params_b, gpr, compute_tflops, compute_efficiency, prefill_read_gb,
                         memory_bandwidth_gbs, decode_efficiency, attention_prefill_gflop, attention_tflops) as prefill_s,
         serve_step_s(read_gb, u, active_params_b, gpr, memory_bandwidth_gbs, compute_tflops, 1, 1) as bound_step_s,
@@ -225,7 +230,13 @@ serve as (
                                 || 'one machine are expected (no published figure across machines)' else '' end
         || case when over_bridge then '; tensor parallel over the cards'' NVLink bridge, which the listing does not '
                                       || 'state (over PCIe alone the all-reduces take longer)' else '' end
+        -- the model's own published figures with this engine family and weights set its level
+        || case when model_level is not null
+                then printf('; this model''s speed with the engine family and weights as its %d published figures put '
+                            || 'it: %.2f times the family''s expectation', model_level_figures, model_level)
+                else '' end
             as expectation_basis,
+        model_level,
         per_gpu_required_gb * k * instance_gpus as required_gb,
         usable_gb_per_gpu * k * instance_gpus as capacity_gb,
         throughput_tokens_per_s / (k * instance_gpus) as throughput_tokens_per_s_per_gpu,
