@@ -191,9 +191,10 @@ serve_speeds as (
         serve_first_token_s(prefill_s, step_s, first_token_overhead_ms, d, layers, allreduce_us, input_tokens / p,
                             hidden_size, link_gbs) as ttft_s,
         bound_prefill_s as bound_ttft_s,
-        -- the share of the machine's time spent prefilling (the rest decodes)
-        serve_prefill_share(step_s, u, input_tokens, output_tokens, active_params_b, gpr, compute_tflops,
-                            compute_efficiency) as prefill_share
+        -- the share of the machine's time spent prefilling (the rest decodes): of the step before the model's level,
+        -- which scales prompts and decoding alike
+        serve_prefill_share(step_s * coalesce(model_level, 1), u, input_tokens, output_tokens, active_params_b, gpr,
+                            compute_tflops, compute_efficiency) as prefill_share
     from serve_timed
 ),
 
