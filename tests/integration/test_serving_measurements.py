@@ -469,7 +469,7 @@ def test_a_models_level_comes_only_from_figures_its_held_out_expectation_did_not
         ).fetchall()
     )
     rows = db.execute("""
-        select measurement_id, engine_family, model_id, replace(format, 'fp8-block', 'fp8') as weights, gpu_id,
+        select measurement_id, engine_family, model_id, serve_weight_class(format) as weights, gpu_id,
                source_id, quantity, scenario, model_level, model_level_without_publication
         from serving_vs_estimate
         where engine_family <> 'other' and not speculative_decoding and current_engine

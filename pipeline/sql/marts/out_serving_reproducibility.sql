@@ -9,14 +9,20 @@
 -- calibration scores them (per-user speeds and first tokens at a stated concurrency only). Beside them, the error left
 -- in the shape of each sweep once its level is set aside (sweep_shape_error). One row per calibrated engine family,
 -- model kind and quantity (the pair columns empty where no two publications measured one deployment).
-with figures as (
+-- the figures of today's engines, scored as the calibration scores them
+with scored_figures as (
+    select * from out_serving_estimates
+    where scenario in ('max_throughput', 'concurrency') and not speculative_decoding and current_engine
+        and (quantity = 'throughput' or scenario = 'concurrency') and engine_family <> 'other'
+),
+
+figures as (
     select engine_family, model_kind, quantity, source_id, model_id, format, coalesce(kv_format, '') as kv_format,
            gpu_id, gpu_count, tensor_parallel, pipeline_parallel, engine, scenario, coalesce(concurrency, -1) as concurrency,
            round(input_tokens) as input_tokens, round(output_tokens) as output_tokens,
            exp(avg(ln(measured))) as measured
-    from out_serving_estimates
-    where scenario in ('max_throughput', 'concurrency') and not speculative_decoding and current_engine
-        and (quantity = 'throughput' or scenario = 'concurrency') and measured > 0
+    from scored_figures
+    where measured > 0
     group by all
 ),
 
@@ -45,9 +51,7 @@ scored as (
            coalesce(expected_capped, expected_ttft) as expected,
            exp(median(ln(measured / coalesce(expected_capped, expected_ttft))) over (
                partition by engine_family, model_kind, quantity, source_id, gpu_id, model_id, format)) as own_scale
-    from out_serving_estimates
-    where scenario in ('max_throughput', 'concurrency') and not speculative_decoding and current_engine
-        and (quantity = 'throughput' or scenario = 'concurrency') and engine_family <> 'other'
+    from scored_figures
 ),
 
 errors as (
